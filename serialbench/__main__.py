@@ -1,0 +1,57 @@
+"""Command line: `python -m serialbench [COMMAND] [options]`; without a command, run.
+
+Each command lives in its own module and is imported only when used, so that `list` stays fast
+and a pyperf worker (which runs the default command) imports nothing it does not need.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from serialbench.errors import UsageError
+
+# command -> (module, one-line description)
+COMMANDS = {
+    "run": ("serialbench.runner", "time the selected benchmarks with pyperf (the default)"),
+    "list": ("serialbench.listing", "print the selected benchmark names in run order"),
+    "dump": ("serialbench.dump", "write the exact wire body of one benchmark"),
+    "verify": ("serialbench.verify", "check that every case decodes back to its input"),
+    "report": ("serialbench.report", "tables and plots of one result file, or of BASE vs NEW"),
+    "profile": ("serialbench.profile", "run one benchmark under a profiler"),
+    "compare": ("serialbench.compare", "interleaved A/B timing of two git revisions"),
+    "calibrate": ("serialbench.calibrate", "A/A and injected-slowdown self-check of compare"),
+}
+
+
+def main(argv: list[str]) -> int:
+    if argv and not argv[0].startswith("-"):
+        command, rest = argv[0], argv[1:]
+        if command not in COMMANDS:
+            raise UsageError(f"unknown command {command!r}; accepted: {', '.join(COMMANDS)}")
+    else:
+        command, rest = "run", argv
+    module_name = COMMANDS[command][0]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        raise UsageError(f"command {command!r} is not available in this version") from None
+    return module.run(rest)
+
+
+def entry() -> None:
+    try:
+        status = main(sys.argv[1:])
+    except UsageError as exc:
+        print(f"serialbench: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("serialbench: interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,160 @@
+"""Benchmarks: cases crossed with input kinds and tiers, selected by the command-line filters."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from serialbench.case import BUILTIN_CASES_DIR, Case, discover
+from serialbench.errors import UsageError
+from serialbench.fidelity import as_wire_bytes, differences
+from serialbench.inputs import INPUT_KINDS, TIERS, Payload, default_inputs, make_payload
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    case: Case
+    input: str
+    tier: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.case.format}/{self.case.impl}/{self.input}/{self.tier}"
+
+
+@dataclass
+class Prepared:
+    """A benchmark ready to time: its op, the wire bytes it produces or reads, its payload."""
+
+    op: Callable[[], Any]
+    wire: bytes
+    payload: Payload
+
+
+class CaseFailed(Exception):
+    """A case raised while preparing, or its output does not decode to its input."""
+
+
+def parse_list(value: str | None, accepted: Sequence[str], what: str) -> list[str] | None:
+    """`--tier 1K,10K` into a list, refusing unknown words with the accepted ones named."""
+    if value is None:
+        return None
+    words = [w.strip() for w in value.split(",") if w.strip()]
+    unknown = [w for w in words if w not in accepted]
+    if unknown or not words:
+        raise UsageError(f"unknown {what} {','.join(unknown) or repr(value)}; accepted: {', '.join(accepted)}")
+    return words
+
+
+def case_dirs(extra: Sequence[str]) -> list[Path]:
+    dirs = [BUILTIN_CASES_DIR]
+    for directory in extra:
+        path = Path(directory)
+        if not path.is_dir():
+            raise UsageError(f"--cases {directory}: no such directory; give a directory of case modules (*.py)")
+        dirs.append(path)
+    return dirs
+
+
+def all_benchmarks(cases: Sequence[Case], inputs: Sequence[str], tiers: Sequence[str]) -> list[Benchmark]:
+    return [
+        Benchmark(case, kind, tier)
+        for case in cases
+        for kind in inputs
+        if kind in case.inputs
+        for tier in tiers
+    ]
+
+
+def select(
+    case_dirs_extra: Sequence[str] = (),
+    patterns: Sequence[str] = (),
+    tiers: str | None = None,
+    inputs: str | None = None,
+    warn: Callable[[str], None] = lambda message: None,
+) -> tuple[list[Benchmark], list[Case]]:
+    """The selected benchmarks in run order, and every available case (decoders need sources).
+
+    A case whose library is missing is left out with one line through `warn`. A pattern that
+    matches nothing is a usage error: a typo must not silently run nothing.
+    """
+    tier_list = parse_list(tiers, list(TIERS), "tier") or list(TIERS)
+    input_list = parse_list(inputs, list(INPUT_KINDS), "input") or default_inputs()
+    cases = discover(case_dirs(case_dirs_extra), warn)
+    _check_unique(cases)
+    available = []
+    for case in cases:
+        missing = case.missing_requirement()
+        if missing:
+            if any(_matches(case_pattern(case), p) for p in patterns) or not patterns:
+                warn(f"{case.label}: left out, module {missing!r} is not installed")
+            continue
+        available.append(case)
+    benchmarks = all_benchmarks(available, input_list, tier_list)
+    if patterns:
+        for pattern in patterns:
+            if not any(_matches(b.name, pattern) for b in benchmarks):
+                raise UsageError(
+                    f"-b {pattern!r} matches no benchmark; names are FORMAT/IMPL/INPUT/TIER, "
+                    "see 'python -m serialbench list'"
+                )
+        benchmarks = [b for b in benchmarks if any(_matches(b.name, p) for p in patterns)]
+    return benchmarks, available
+
+
+def case_pattern(case: Case) -> str:
+    return f"{case.format}/{case.impl}/x/x"
+
+
+def _matches(name: str, pattern: str) -> bool:
+    # "triton-binary/*" is meant to cover every input and tier, so a pattern with fewer than
+    # four words matches the leading words of the name.
+    words = pattern.count("/") + 1
+    prefix = "/".join(name.split("/")[:words])
+    return fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(prefix, pattern)
+
+
+def _check_unique(cases: Sequence[Case]) -> None:
+    seen: dict[str, str] = {}
+    for case in cases:
+        if case.label in seen:
+            raise UsageError(f"{case.label} is declared twice ({seen[case.label]} and {case.module}); "
+                             "names must be unique")
+        seen[case.label] = case.module
+
+
+def find_case(cases: Sequence[Case], format: str, impl: str) -> Case:
+    for case in cases:
+        if case.format == format and case.impl == impl:
+            return case
+    raise CaseFailed(f"{format}/{impl} is not available")
+
+
+def prepare(bench: Benchmark, cases: Sequence[Case]) -> Prepared:
+    """Build the op outside the timed region and check once that it round-trips.
+
+    Raises CaseFailed when setup raises or the output does not decode to the input: such a
+    benchmark is reported and never timed.
+    """
+    case = bench.case
+    try:
+        payload = make_payload(bench.input, bench.tier)
+        if case.direction == "decode":
+            source = find_case(cases, case.format, case.source)
+            wire = as_wire_bytes(source.setup(payload)())
+            op = case.setup(wire, payload)
+            problems = differences(payload, op())
+        else:
+            op = case.setup(payload)
+            wire = as_wire_bytes(op())
+            problems = differences(payload, case.reference_decoder(wire, payload)) if case.reference_decoder else []
+    except CaseFailed:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure of a case is reported, not fatal
+        raise CaseFailed(f"{bench.name}: {type(exc).__name__}: {exc}") from exc
+    if problems:
+        raise CaseFailed(f"{bench.name}: output does not decode to its input: {'; '.join(problems)}")
+    return Prepared(op, wire, payload)

@@ -1,0 +1,211 @@
+"""pyperf integration: one `bench_time_func` per selected benchmark, set up lazily in its worker.
+
+pyperf re-executes `python -m serialbench` in each worker with `--worker --worker-task N` and
+counts `bench_time_func` calls to find task N. So every process selects the same benchmarks in
+the same order (the filters travel to the workers through `add_cmdline_args`), and only the
+worker whose task it is builds the payload, imports the case's libraries and checks the output.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+
+import pyperf
+
+from serialbench.case import PROJECT_ROOT
+from serialbench.errors import UsageError
+from serialbench.gitinfo import commit_and_dirty
+from serialbench.registry import Benchmark, CaseFailed, Prepared, prepare, select
+
+RESULTS_DIR = PROJECT_ROOT / "results"
+# Tiers cheap enough that a `for` loop's overhead would show: unroll ten calls per iteration.
+UNROLLED_TIERS = {"1K": 10, "10K": 10}
+WORKER_FAILED = 3
+
+
+def add_filter_arguments(parser) -> None:
+    """The selection options shared by run, list and the other commands."""
+    parser.add_argument("-b", "--benchmark", dest="patterns", action="append", default=[], metavar="GLOB",
+                        help="run benchmarks whose FORMAT/IMPL/INPUT/TIER name matches (repeatable); "
+                             "'triton-binary/*' covers every input and tier")
+    parser.add_argument("--tier", metavar="T[,T]", help="tiers: 1K, 10K, 100K, 1M (default: all)")
+    parser.add_argument("--input", metavar="I[,I]", help="input kinds (default: float32, png, int32x3)")
+    parser.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR",
+                        help="also load case modules from DIR (repeatable)")
+
+
+def _forward_filters(cmd: list[str], args) -> None:
+    """Give a worker the same selection as the main process (pyperf's add_cmdline_args hook)."""
+    for pattern in args.patterns:
+        cmd.extend(["-b", pattern])
+    if args.tier:
+        cmd.extend(["--tier", args.tier])
+    if args.input:
+        cmd.extend(["--input", args.input])
+    for directory in args.case_dirs:
+        cmd.extend(["--cases", str(Path(directory).resolve())])
+    cmd.extend(["--serialbench-commit", args.serialbench_commit, "--serialbench-dirty", str(args.serialbench_dirty)])
+
+
+def _usage_error(message: str):
+    raise UsageError(message)
+
+
+def make_runner() -> pyperf.Runner:
+    runner = pyperf.Runner(add_cmdline_args=_forward_filters, program_args=("-m", "serialbench"))
+    parser = runner.argparser
+    parser.prog = "python -m serialbench"
+    add_filter_arguments(parser)
+    parser.add_argument("--serialbench-commit", default=None, help=argparse_suppress())
+    parser.add_argument("--serialbench-dirty", type=int, default=None, help=argparse_suppress())
+    parser.error = _usage_error  # one line and exit status 2, not argparse's usage block
+    return runner
+
+
+def argparse_suppress():
+    import argparse
+
+    return argparse.SUPPRESS
+
+
+def run(argv: list[str]) -> int:
+    runner = make_runner()
+    args = runner.parse_args(argv)
+    is_worker = args.worker
+    warn = (lambda message: None) if is_worker else (lambda message: print(message, file=sys.stderr))
+    benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn)
+    if args.serialbench_commit is None:
+        commit, dirty = commit_and_dirty(PROJECT_ROOT)
+        args.serialbench_commit, args.serialbench_dirty = commit, int(dirty)
+    runner.metadata["serialbench_commit"] = args.serialbench_commit
+    runner.metadata["serialbench_dirty"] = args.serialbench_dirty
+    if not is_worker and not args.output and not args.append and not args.compare_to:
+        args.output = str(unique_results_path(args.serialbench_commit, bool(args.serialbench_dirty)))
+
+    if is_worker:
+        return _run_worker(runner, benchmarks, cases, args.worker_task)
+    return _run_main(runner, benchmarks, args)
+
+
+def unique_results_path(commit: str, dirty: bool) -> Path:
+    """results/<short-sha>[-dirty].json, or with -2, -3... so no earlier run is overwritten."""
+    RESULTS_DIR.mkdir(exist_ok=True)
+    stem = commit[:10] + ("-dirty" if dirty else "")
+    path = RESULTS_DIR / f"{stem}.json"
+    counter = 2
+    while path.exists():
+        path = RESULTS_DIR / f"{stem}-{counter}.json"
+        counter += 1
+    return path
+
+
+def _run_main(runner: pyperf.Runner, benchmarks: list[Benchmark], args) -> int:
+    failed = []
+    total = len(benchmarks)
+    for index, bench in enumerate(benchmarks, start=1):
+        if not args.quiet:
+            print(f"[{index}/{total}] {bench.name}", flush=True)
+        try:
+            runner.bench_time_func(bench.name, _never_called, inner_loops=UNROLLED_TIERS.get(bench.tier))
+        except RuntimeError as exc:
+            # The worker printed the reason; pyperf did not count this task, so keep the index in step.
+            runner._worker_task += 1
+            failed.append(bench.name)
+            print(f"[{index}/{total}] {bench.name}: not timed ({exc})", file=sys.stderr, flush=True)
+    if args.output and os.path.exists(args.output):
+        print(f"results: {args.output}")
+    if failed:
+        print(f"{len(failed)} of {total} benchmarks not timed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _never_called(loops):  # the main process only spawns workers
+    raise AssertionError("time_func runs in workers only")
+
+
+def _run_worker(runner: pyperf.Runner, benchmarks: list[Benchmark], cases, task: int) -> int:
+    for index, bench in enumerate(benchmarks):
+        if index != task:
+            runner.bench_time_func(bench.name, _never_called)  # counted and skipped by pyperf
+            continue
+        try:
+            prepared = prepare(bench, cases)
+        except CaseFailed as exc:
+            print(f"serialbench: {exc}", file=sys.stderr, flush=True)
+            return WORKER_FAILED
+        inner_loops = UNROLLED_TIERS.get(bench.tier, 1)
+        metadata = benchmark_metadata(bench, prepared)
+        startup = process_age()  # process start to the first timed loop: the worker's own cost
+        if startup is not None:
+            metadata["serialbench_worker_startup_s"] = round(startup, 3)
+        runner.bench_time_func(
+            bench.name,
+            make_time_func(prepared.op, inner_loops),
+            inner_loops=inner_loops if inner_loops > 1 else None,
+            metadata=metadata,
+        )
+    return 0
+
+
+def make_time_func(op, inner_loops: int):
+    """time_func(loops) for pyperf: `loops` iterations of `inner_loops` calls of op, in seconds."""
+    if inner_loops == 10:
+        def time_func(loops):
+            range_it = range(loops)
+            t0 = time.perf_counter()
+            for _ in range_it:
+                op(); op(); op(); op(); op()  # noqa: E702 - unrolled, as pyperformance does
+                op(); op(); op(); op(); op()  # noqa: E702
+            return time.perf_counter() - t0
+    elif inner_loops == 1:
+        def time_func(loops):
+            range_it = range(loops)
+            t0 = time.perf_counter()
+            for _ in range_it:
+                op()
+            return time.perf_counter() - t0
+    else:
+        raise ValueError(f"inner_loops must be 1 or 10, not {inner_loops}")
+    return time_func
+
+
+def process_age() -> float | None:
+    """Seconds since this process started, from /proc (Linux); None elsewhere."""
+    try:
+        with open("/proc/self/stat") as stat:
+            start_ticks = int(stat.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as uptime:
+            uptime_s = float(uptime.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return uptime_s - start_ticks / os.sysconf("SC_CLK_TCK")
+
+
+def benchmark_metadata(bench: Benchmark, prepared: Prepared) -> dict:
+    case = bench.case
+    data = {
+        "serialbench_format": case.format,
+        "serialbench_impl": case.impl,
+        "serialbench_input": bench.input,
+        "serialbench_tier": bench.tier,
+        "serialbench_direction": case.direction,
+        "input_bytes": prepared.payload.input_bytes,
+        "payload_bytes": len(prepared.wire),
+    }
+    for dist in ("numpy", *case.libraries):
+        version = library_version(dist)
+        if version:
+            data[f"{dist.replace('-', '_')}_version"] = version
+    return data
+
+
+def library_version(dist: str) -> str | None:
+    try:
+        return importlib_metadata.version(dist)
+    except importlib_metadata.PackageNotFoundError:
+        return None
