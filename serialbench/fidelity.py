@@ -43,6 +43,8 @@ def _difference(expected, actual) -> str | None:
         if len(actual) != len(expected):
             return f"{len(expected)} bytes became {len(actual)}"
         return "bytes changed"
+    if expected.dtype == object:
+        return _batch_difference(expected, actual)
     if not isinstance(actual, np.ndarray):
         return f"array became {type(actual).__name__}"
     if actual.dtype != expected.dtype:
@@ -57,3 +59,15 @@ def _difference(expected, actual) -> str | None:
 
 def _raw(array: np.ndarray) -> np.ndarray:
     return np.frombuffer(array.tobytes(), dtype=np.uint8)
+
+
+def _batch_difference(expected: np.ndarray, actual) -> str | None:
+    """A batch of byte strings: compared element by element, whatever container came back."""
+    actual = list(np.asarray(actual, dtype=object).reshape(-1)) if not isinstance(actual, list) else actual
+    if len(actual) != expected.size:
+        return f"{expected.size} byte strings became {len(actual)}"
+    for index, (want, got) in enumerate(zip(expected.reshape(-1), actual)):
+        problem = _difference(want, got)
+        if problem:
+            return f"element {index}: {problem}"
+    return None

@@ -23,7 +23,11 @@ MAX_INPUT_BYTES = 2**31
 
 @dataclass(frozen=True)
 class Tensor:
-    """One named input of a request: an ndarray, or a byte string (a BYTES/string scalar)."""
+    """One named input of a request.
+
+    value: an ndarray of numbers; a byte string (one BYTES element, a TF string scalar); or a
+    1-d object ndarray of byte strings (a batch of BYTES elements, `bytes-batch`).
+    """
 
     name: str
     value: np.ndarray | bytes
@@ -31,7 +35,11 @@ class Tensor:
     @property
     def nbytes(self) -> int:
         value = self.value
-        return len(value) if isinstance(value, bytes) else value.nbytes
+        if isinstance(value, bytes):
+            return len(value)
+        if value.dtype == object:
+            return sum(len(element) for element in value)
+        return value.nbytes
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,7 @@ def _rows(n: int) -> int:
     return max(n // 1000, 1)
 
 
-def png_bytes(n: int) -> bytes:
+def png_bytes(n: int, label: str = "") -> bytes:
     """A real RGB PNG made by Pillow of about N bytes (within 5%).
 
     Its pixels are random, so deflate cannot shrink it and the byte count is an honest size.
@@ -77,11 +85,36 @@ def png_bytes(n: int) -> bytes:
     pixels_needed = max(n - 100, 12) // 3  # PNG signature, IHDR, IDAT framing and IEND: ~100 bytes
     width = max(int(pixels_needed**0.5), 2)
     height = max(pixels_needed // width, 1)
-    pixels = random_bytes(f"png-{n}", width * height * 3)
+    pixels = random_bytes(label or f"png-{n}", width * height * 3)
     image = Image.frombytes("RGB", (width, height), pixels)
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=9)
     return out.getvalue()
+
+
+def float64_array(n: int) -> np.ndarray:
+    """N float64 values uniform in [-1, 1) with 53 random bits each, shaped (N/1000, 1000)."""
+    words = np.frombuffer(random_bytes("float64", 8 * n), dtype="<u8")
+    values = (words >> np.uint64(11)).astype(np.float64) * 2.0**-52 - 1.0
+    return values.reshape(_rows(n), -1)
+
+
+def uint8_images(n: int) -> np.ndarray:
+    """N random bytes as a batch of 8-bit RGB images, shaped (batch, side, side, 3).
+
+    1K is one 18x18 image; larger tiers are batches of 32x32 images (CIFAR-sized).
+    """
+    side = 18 if n < 3072 else 32
+    batch = max(n // (side * side * 3), 1)
+    return np.frombuffer(random_bytes("uint8", batch * side * side * 3), dtype=np.uint8).reshape(batch, side, side, 3)
+
+
+def png_batch(n: int, count: int = 4) -> np.ndarray:
+    """A batch of `count` different PNG strings of about N/count bytes each (an object array)."""
+    batch = np.empty(count, dtype=object)
+    for i in range(count):
+        batch[i] = png_bytes(n // count, label=f"png-batch-{i}")
+    return batch
 
 
 def _float32(n: int) -> tuple[Tensor, ...]:
@@ -110,6 +143,10 @@ INPUT_KINDS: dict[str, InputKind] = {
         InputKind("float32", _float32, 4),
         InputKind("png", _png, 1),
         InputKind("int32x3", _int32x3, 12),
+        # Not in the default run; chosen with --input.
+        InputKind("float64", lambda n: (Tensor("input", float64_array(n)),), 8, default=False),
+        InputKind("uint8", lambda n: (Tensor("images", uint8_images(n)),), 1, default=False),
+        InputKind("bytes-batch", lambda n: (Tensor("images", png_batch(n)),), 1, default=False),
     )
 }
 
