@@ -8,6 +8,7 @@ worker whose task it is builds the payload, imports the case's libraries and che
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -60,19 +61,24 @@ def make_runner() -> pyperf.Runner:
     parser = runner.argparser
     parser.prog = "python -m serialbench"
     add_filter_arguments(parser)
-    parser.add_argument("--serialbench-commit", default=None, help=argparse_suppress())
-    parser.add_argument("--serialbench-dirty", type=int, default=None, help=argparse_suppress())
+    parser.add_argument("--serialbench-commit", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--serialbench-dirty", type=int, default=None, help=argparse.SUPPRESS)
     parser.error = _usage_error  # one line and exit status 2, not argparse's usage block
     return runner
 
 
-def argparse_suppress():
-    import argparse
-
-    return argparse.SUPPRESS
+def _refuse_existing_output(argv: list[str]) -> None:
+    """pyperf refuses an existing -o file with exit status 1; say it our way, before any work."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("-o", "--output")
+    known, _ = pre.parse_known_args(argv)
+    if known.output and os.path.exists(known.output) and "--worker" not in argv:
+        raise UsageError(f"{known.output} exists and is never overwritten; "
+                         "give a new -o FILE, or --append FILE to add runs to it")
 
 
 def run(argv: list[str]) -> int:
+    _refuse_existing_output(argv)
     runner = make_runner()
     args = runner.parse_args(argv)
     is_worker = args.worker
