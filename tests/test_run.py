@@ -1,0 +1,117 @@
+"""A real pyperf run with the smallest settings: result file, metadata contract, failures."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pyperf
+import pytest
+
+from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench
+
+SELECTION = ["-b", "baseline/*/float32/1K", "-b", "triton-binary/join/int32x3/1K", "-b", "tfserving-rest/orjson/png/1K"]
+CONTRACT_KEYS = {
+    "serialbench_format", "serialbench_impl", "serialbench_input", "serialbench_tier",
+    "serialbench_direction", "input_bytes", "payload_bytes", "serialbench_commit", "serialbench_dirty",
+}
+
+
+@pytest.fixture(scope="module")
+def result_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("run") / "run.json"
+    done = serialbench(*SMALLEST, *SELECTION, "-o", path)
+    assert done.returncode == 0, done.stderr.decode()
+    assert path.exists()
+    return path, done.stdout.decode()
+
+
+def test_run_prints_progress_and_writes_every_selected_benchmark(result_file):
+    path, stdout = result_file
+    suite = pyperf.BenchmarkSuite.load(str(path))
+    names = ["baseline/tobytes/float32/1K", "baseline/noop/float32/1K",
+             "tfserving-rest/orjson/png/1K", "triton-binary/join/int32x3/1K"]
+    assert suite.get_benchmark_names() == names
+    for index, name in enumerate(names, start=1):
+        assert f"[{index}/4] {name}" in stdout
+
+
+def test_each_benchmark_carries_the_metadata_contract(result_file):
+    path, _ = result_file
+    for bench in pyperf.BenchmarkSuite.load(str(path)):
+        metadata = bench.get_metadata()
+        assert CONTRACT_KEYS <= set(metadata), bench.get_name()
+        fmt, impl, kind, tier = bench.get_name().split("/")
+        assert (metadata["serialbench_format"], metadata["serialbench_impl"]) == (fmt, impl)
+        assert (metadata["serialbench_input"], metadata["serialbench_tier"]) == (kind, tier)
+        assert metadata["serialbench_direction"] == "encode"
+        assert metadata["numpy_version"]
+        assert bench.median() > 0
+
+
+def test_versions_of_the_libraries_a_case_exercises_are_recorded(result_file):
+    path, _ = result_file
+    suite = pyperf.BenchmarkSuite.load(str(path))
+    assert "orjson_version" in suite.get_benchmark("tfserving-rest/orjson/png/1K").get_metadata()
+    assert "python_rapidjson_version" in suite.get_benchmark("triton-binary/join/int32x3/1K").get_metadata()
+
+
+def test_payload_bytes_equals_the_length_of_dump(result_file):
+    path, _ = result_file
+    for bench in pyperf.BenchmarkSuite.load(str(path)):
+        if bench.get_name().startswith("baseline/noop"):
+            continue
+        body = serialbench("dump", bench.get_name(), check=True).stdout
+        assert bench.get_metadata()["payload_bytes"] == len(body)
+
+
+def test_pyperf_compare_to_reads_the_result(result_file, tmp_path):
+    path, _ = result_file
+    other = tmp_path / "other.json"
+    other.write_bytes(path.read_bytes())
+    done = subprocess.run([sys.executable, "-m", "pyperf", "compare_to", str(path), str(other)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_without_o_results_go_to_results_dir_and_never_overwrite(tmp_path):
+    done = serialbench(*SMALLEST, "-b", "baseline/noop/float32/1K")
+    again = serialbench(*SMALLEST, "-b", "baseline/noop/float32/1K")
+    written = [line.split("results: ", 1)[1] for d in (done, again) for line in d.stdout.decode().splitlines()
+               if line.startswith("results: ")]
+    try:
+        assert len(written) == 2 and written[0] != written[1]
+        for path in written:
+            assert path.startswith(str(PROJECT_ROOT / "results"))
+            assert json.loads(open(path).read())["benchmarks"]
+    finally:
+        for path in written:
+            __import__("os").remove(path)
+
+
+def test_a_case_that_raises_in_setup_is_reported_and_the_run_goes_on(tmp_path):
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    (cases / "fragile.py").write_text(textwrap.dedent('''
+        from serialbench.case import Case
+
+        def broken(payload):
+            raise RuntimeError("cannot prepare this")
+
+        def fine(payload):
+            value = payload.tensors[0].value
+            return value.tobytes
+
+        CASES = [
+            Case("fragile", "broken", ("float32",), broken),
+            Case("fragile", "fine", ("float32",), fine),
+        ]
+    '''))
+    out = tmp_path / "run.json"
+    done = serialbench(*SMALLEST, "--cases", cases, "-b", "fragile/*/float32/1K", "-o", out)
+    stderr = done.stderr.decode()
+    assert done.returncode == 1
+    assert "fragile/broken/float32/1K: RuntimeError: cannot prepare this" in stderr
+    assert "1 of 2 benchmarks not timed: fragile/broken/float32/1K" in stderr
+    assert pyperf.BenchmarkSuite.load(str(out)).get_benchmark_names() == ["fragile/fine/float32/1K"]
