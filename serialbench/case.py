@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,8 @@ class Case:
     requires: importable module names the case needs; a missing one leaves the case out.
     libraries: distributions whose versions go into the benchmark's metadata.
     headers: HTTP headers a client sends with the body, `headers(wire) -> dict`.
+    unsupported: input kinds this implementation cannot carry, each with the reason (e.g. raw
+        bytes in JSON); `list` and `run` print the reason instead of leaving the input out silently.
     """
 
     format: str
@@ -54,6 +56,7 @@ class Case:
     requires: Sequence[str] = ()
     libraries: Sequence[str] = ()
     headers: Callable[[bytes], dict[str, str]] | None = None
+    unsupported: Mapping[str, str] = field(default_factory=dict, compare=False)
     module: str = field(default="", compare=False)
 
     @property

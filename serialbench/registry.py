@@ -97,12 +97,28 @@ def select(
     if patterns:
         for pattern in patterns:
             if not any(_matches(b.name, pattern) for b in benchmarks):
+                why = "".join(f"; {reason}" for reason in unsupported_reasons(available, input_list, tier_list,
+                                                                             [pattern]))
                 raise UsageError(
-                    f"-b {pattern!r} matches no benchmark; names are FORMAT/IMPL/INPUT/TIER, "
+                    f"-b {pattern!r} matches no benchmark{why}; names are FORMAT/IMPL/INPUT/TIER, "
                     "see 'python -m serialbench list'"
                 )
         benchmarks = [b for b in benchmarks if any(_matches(b.name, p) for p in patterns)]
+    for reason in unsupported_reasons(available, input_list, tier_list, patterns):
+        warn(reason)
     return benchmarks, available
+
+
+def unsupported_reasons(cases: Sequence[Case], inputs: Sequence[str], tiers: Sequence[str],
+                        patterns: Sequence[str]) -> list[str]:
+    """Why a selected case leaves out a selected input kind, one line per case and input."""
+    return [
+        f"{case.label}: no {kind}: {reason}"
+        for case in cases
+        for kind, reason in case.unsupported.items()
+        if kind in inputs and (not patterns or any(
+            _matches(f"{case.format}/{case.impl}/{kind}/{tier}", p) for tier in tiers for p in patterns))
+    ]
 
 
 def case_pattern(case: Case) -> str:
