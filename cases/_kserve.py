@@ -26,12 +26,25 @@ NUMPY_TO_DATATYPE = {
     np.dtype(np.float32): "FP32",
     np.dtype(np.float64): "FP64",
 }
-DATATYPE_TO_NUMPY = {name: dtype for dtype, name in NUMPY_TO_DATATYPE.items()}
+# Little-endian, as every v2 body carries them; equal to the native dtypes on little-endian hosts.
+DATATYPE_TO_NUMPY = {name: dtype.newbyteorder("<") for dtype, name in NUMPY_TO_DATATYPE.items()}
+
+# gRPC names the model in the request; HTTP puts it in the URL.
+MODEL_NAME = "model"
+
+ARRAY_INPUTS = ("float32", "int32x3", "float64", "uint8")
+BYTES_INPUTS = ("png", "bytes-batch")
+ALL_INPUTS = ("float32", "png", "int32x3", "float64", "uint8", "bytes-batch")
+
+
+def is_bytes(value) -> bool:
+    """A BYTES tensor: one byte string (png) or an object array of them (bytes-batch)."""
+    return isinstance(value, bytes) or value.dtype == object
 
 
 def datatype(value) -> str:
-    """The v2 datatype of one input: BYTES for a byte string."""
-    return "BYTES" if isinstance(value, bytes) else NUMPY_TO_DATATYPE[value.dtype]
+    """The v2 datatype of one input."""
+    return "BYTES" if is_bytes(value) else NUMPY_TO_DATATYPE[value.dtype]
 
 
 def shape(value) -> list[int]:
@@ -39,20 +52,54 @@ def shape(value) -> list[int]:
     return [1] if isinstance(value, bytes) else list(value.shape)
 
 
-def bytes_element(value: bytes) -> bytes:
-    """One BYTES element on the wire: a 4-byte little-endian length, then the bytes."""
-    return struct.pack("<I", len(value)) + value
+def bytes_elements(value) -> list[bytes]:
+    """The elements of a BYTES tensor, in row-major order."""
+    return [value] if isinstance(value, bytes) else value.reshape(-1).tolist()
 
 
-def split_bytes_elements(raw: bytes) -> list[bytes]:
-    """Undo the BYTES framing: the list of elements."""
+def object_array(value) -> np.ndarray:
+    """A BYTES input as the object array tritonclient's `set_data_from_numpy` takes."""
+    if isinstance(value, bytes):
+        array = np.empty(1, dtype=np.object_)
+        array[0] = value
+        return array
+    return value
+
+
+def length_prefixes(elements) -> list[bytes]:
+    """Each element's 4-byte little-endian length, packed in one call and split by a numpy view."""
+    packed = struct.pack(f"<{len(elements)}I", *map(len, elements))
+    return np.frombuffer(packed, dtype="V4").tolist()  # a void item's tolist() is its bytes
+
+
+def serialize_bytes(elements) -> bytes:
+    """BYTES framing of a list of byte strings, byte-identical to
+    `tritonclient.utils.serialize_byte_tensor(array).item()`, with no per-element Python step:
+    one struct.pack of every length, one join of prefixes and elements interleaved."""
+    parts = [b""] * (2 * len(elements))
+    parts[0::2] = length_prefixes(elements)
+    parts[1::2] = elements
+    return b"".join(parts)
+
+
+def split_bytes_elements(raw) -> list[bytes]:
+    """Undo the BYTES framing: the list of elements (an element at a time, as servers do)."""
     elements, offset = [], 0
     while offset < len(raw):
         (length,) = struct.unpack_from("<I", raw, offset)
         offset += 4
-        elements.append(raw[offset : offset + length])
+        elements.append(bytes(raw[offset : offset + length]))
         offset += length
+    if offset != len(raw):
+        raise ValueError("BYTES framing runs past the end of its tensor")
     return elements
+
+
+def bytes_tensor(elements, shape) -> np.ndarray:
+    """Decoded BYTES elements as the object array a server hands its model."""
+    array = np.empty(len(elements), dtype=np.object_)
+    array[:] = elements
+    return array.reshape(shape)
 
 
 def header_length(wire: bytes) -> int:
@@ -77,13 +124,14 @@ def decode_binary_body(wire: bytes, payload: Payload) -> list:
     for entry in header["inputs"]:
         size = entry["parameters"]["binary_data_size"]
         raw = wire[offset : offset + size]
+        if len(raw) != size:
+            raise ValueError(f"{entry['name']}: {size} bytes announced, {len(raw)} present")
         offset += size
         if entry["datatype"] == "BYTES":
-            (element,) = split_bytes_elements(raw)
-            tensors.append(element)
+            tensors.append(bytes_tensor(split_bytes_elements(raw), entry["shape"]))
         else:
             dtype = DATATYPE_TO_NUMPY[entry["datatype"]]
-            tensors.append(np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(entry["shape"]))
+            tensors.append(np.frombuffer(raw, dtype=dtype).astype(dtype.newbyteorder("=")).reshape(entry["shape"]))
     if offset != len(wire):
         raise ValueError(f"{len(wire) - offset} bytes after the last tensor")
     return tensors

@@ -4,8 +4,16 @@ The body is the JSON header followed by each input's raw bytes, in input order. 
 implementations reproduce the change "Optimize the request body creation in HTTP python
 clients": `struct-pack` is the body as tritonclient built it before (`binary_data += raw` per
 input, then `struct.pack("{}s{}s")`), `join` is the body after it (`b"".join`), and
-`tritonclient` is the real client's request builder. A byte string (png) goes as a BYTES tensor
-of one element.
+`tritonclient` is the real client's request builder. `zero-copy` is the floor: the header and
+the tensors' own buffers, the list a client hands to `socket.sendmsg`, with nothing concatenated.
+
+A byte string (png) is a BYTES tensor of one element, a bytes-batch one of several: each element
+is framed by its 4-byte length. `struct-pack` and `join` frame them as the client does, with
+`tritonclient.utils.serialize_byte_tensor`; `join-vectorised` uses this project's vectorised
+encoder (`_kserve.serialize_bytes`) instead, byte-identical (tests/test_triton_binary.py).
+
+Decoders (the server side) parse the header and slice the body with `np.frombuffer`; the header
+length comes from the `Inference-Header-Content-Length` HTTP header, so it is known before timing.
 """
 
 from __future__ import annotations
@@ -17,22 +25,17 @@ import numpy as np
 from cases import _kserve
 from serialbench.case import Case
 
-ALL_INPUTS = ("float32", "png", "int32x3")
-
-
-def _raw_data(value) -> bytes:
-    """An input's bytes in the body, as `InferInput.set_data_from_numpy(binary_data=True)` makes them."""
-    return _kserve.bytes_element(value) if isinstance(value, bytes) else value.tobytes()
+ALL_INPUTS = _kserve.ALL_INPUTS
 
 
 def _header_builder(payload, dumps):
-    """header(raws) -> the JSON header text tritonclient writes for these inputs."""
+    """header(sizes) -> the JSON header text tritonclient writes for inputs of these byte sizes."""
     specs = [(t.name, _kserve.shape(t.value), _kserve.datatype(t.value)) for t in payload.tensors]
 
-    def header(raws):
+    def header(sizes):
         inputs = [
-            {"name": name, "shape": shape, "datatype": datatype, "parameters": {"binary_data_size": len(raw)}}
-            for (name, shape, datatype), raw in zip(specs, raws, strict=False)
+            {"name": name, "shape": shape, "datatype": datatype, "parameters": {"binary_data_size": size}}
+            for (name, shape, datatype), size in zip(specs, sizes)
         ]
         # tritonclient asks for binary outputs when no outputs are named.
         return dumps({"inputs": inputs, "parameters": {"binary_data_output": True}})
@@ -40,17 +43,49 @@ def _header_builder(payload, dumps):
     return header
 
 
-def join(payload):
-    import rapidjson
+def _client_raw_data(payload):
+    """raw(value) -> an input's bytes as `InferInput.set_data_from_numpy(binary_data=True)` makes them."""
+    if not any(_kserve.is_bytes(t.value) for t in payload.tensors):
+        return lambda value: value.tobytes()
+    from tritonclient.utils import serialize_byte_tensor
 
-    header = _header_builder(payload, rapidjson.dumps)
-    values = [t.value for t in payload.tensors]
+    def raw(value):
+        if _kserve.is_bytes(value):
+            return serialize_byte_tensor(_kserve.object_array(value)).item()
+        return value.tobytes()
 
-    def encode():
-        raws = [_raw_data(v) for v in values]
-        return b"".join([header(raws).encode(), *raws])
+    return raw
 
-    return encode
+
+def _vectorised_raw_data(payload):
+    """raw(value) -> the same bytes, BYTES framed by this project's vectorised encoder."""
+    serialize_bytes, bytes_elements, is_bytes = _kserve.serialize_bytes, _kserve.bytes_elements, _kserve.is_bytes
+
+    def raw(value):
+        return serialize_bytes(bytes_elements(value)) if is_bytes(value) else value.tobytes()
+
+    return raw
+
+
+def _join_with(raw_data):
+    def setup(payload):
+        import rapidjson
+
+        header = _header_builder(payload, rapidjson.dumps)
+        values = [t.value for t in payload.tensors]
+        raw = raw_data(payload)
+
+        def encode():
+            raws = [raw(v) for v in values]
+            return b"".join([header(map(len, raws)).encode(), *raws])
+
+        return encode
+
+    return setup
+
+
+join = _join_with(_client_raw_data)
+join_vectorised = _join_with(_vectorised_raw_data)
 
 
 def struct_pack(payload):
@@ -58,19 +93,48 @@ def struct_pack(payload):
 
     header = _header_builder(payload, rapidjson.dumps)
     values = [t.value for t in payload.tensors]
+    raw = _client_raw_data(payload)
 
     def encode():
-        raws = [_raw_data(v) for v in values]
-        request_body = header(raws)
+        raws = [raw(v) for v in values]
+        request_body = header(map(len, raws))
         binary_data = None
-        for raw in raws:
+        for raw_data in raws:
             if binary_data is not None:
-                binary_data += raw
+                binary_data += raw_data
             else:
-                binary_data = raw
+                binary_data = raw_data
         return struct.pack(
             f"{len(request_body)}s{len(binary_data)}s", request_body.encode(), binary_data
         )
+
+    return encode
+
+
+def zero_copy(payload):
+    """[header, buffer, buffer, ...]: arrays as memoryviews of their own memory, BYTES elements
+    as the caller's byte strings behind their length prefixes. Nothing is copied but the header."""
+    import rapidjson
+
+    header = _header_builder(payload, rapidjson.dumps)
+    values = [t.value for t in payload.tensors]
+    length_prefixes = _kserve.length_prefixes
+    bytes_elements = _kserve.bytes_elements
+    is_bytes = [_kserve.is_bytes(v) for v in values]
+
+    def encode():
+        buffers, sizes = [], []
+        for value, framed in zip(values, is_bytes):
+            if framed:
+                elements = bytes_elements(value)
+                prefixes = length_prefixes(elements)
+                sizes.append(4 * len(elements) + sum(map(len, elements)))
+                for prefix, element in zip(prefixes, elements):
+                    buffers += (prefix, element)
+            else:
+                buffers.append(memoryview(value))
+                sizes.append(value.nbytes)
+        return [header(sizes).encode(), *buffers]
 
     return encode
 
@@ -85,7 +149,7 @@ def tritonclient_http(payload):
         inputs = []
         for name, shape, datatype, value in specs:
             infer_input = InferInput(name, shape, datatype)
-            array = np.array([value], dtype=np.object_) if datatype == "BYTES" else value
+            array = _kserve.object_array(value) if datatype == "BYTES" else value
             infer_input.set_data_from_numpy(array, binary_data=True)
             inputs.append(infer_input)
         body, _json_size = generate_request_body(inputs)
@@ -94,13 +158,49 @@ def tritonclient_http(payload):
     return encode
 
 
-def _case(impl, setup, requires, libraries):
-    return Case("triton-binary", impl, ALL_INPUTS, setup, reference_decoder=_kserve.decode_binary_body,
+def _body_decoder(module_name):
+    """setup(wire, payload) for a server that parses the header with `module_name`.loads and
+    slices each tensor out of the body without copying it (`np.frombuffer` on a memoryview)."""
+
+    def setup(wire, payload):
+        loads = __import__(module_name).loads
+        json_size = _kserve.header_length(wire)  # the Inference-Header-Content-Length header
+        view = memoryview(wire)
+        frombuffer, to_numpy = np.frombuffer, _kserve.DATATYPE_TO_NUMPY
+        split, bytes_tensor = _kserve.split_bytes_elements, _kserve.bytes_tensor
+
+        def decode():
+            header = loads(wire[:json_size])
+            offset, tensors = json_size, []
+            for entry in header["inputs"]:
+                size = entry["parameters"]["binary_data_size"]
+                chunk = view[offset : offset + size]
+                offset += size
+                if entry["datatype"] == "BYTES":
+                    tensors.append(bytes_tensor(split(chunk), entry["shape"]))
+                else:
+                    tensors.append(frombuffer(chunk, dtype=to_numpy[entry["datatype"]]).reshape(entry["shape"]))
+            return tensors
+
+        return decode
+
+    return setup
+
+
+def _case(impl, setup, requires, libraries, inputs=ALL_INPUTS):
+    return Case("triton-binary", impl, inputs, setup, reference_decoder=_kserve.decode_binary_body,
                 requires=requires, libraries=libraries, headers=_kserve.binary_headers)
 
 
+CLIENT_BYTES = (("rapidjson", "tritonclient"), ("python-rapidjson", "tritonclient"))
+
 CASES = [
-    _case("struct-pack", struct_pack, ("rapidjson",), ("python-rapidjson",)),
-    _case("join", join, ("rapidjson",), ("python-rapidjson",)),
+    _case("struct-pack", struct_pack, *CLIENT_BYTES),
+    _case("join", join, *CLIENT_BYTES),
     _case("tritonclient", tritonclient_http, ("tritonclient", "rapidjson", "geventhttpclient"), ("tritonclient",)),
+    _case("zero-copy", zero_copy, ("rapidjson",), ("python-rapidjson",)),
+    _case("join-vectorised", join_vectorised, ("rapidjson",), ("python-rapidjson",), inputs=_kserve.BYTES_INPUTS),
+    Case("triton-binary", "decode-json", ALL_INPUTS, _body_decoder("json"), source="join"),
+    Case("triton-binary", "decode-orjson", ALL_INPUTS, _body_decoder("orjson"), source="join",
+         requires=("orjson",), libraries=("orjson",)),
 ]
