@@ -1,0 +1,176 @@
+"""KServe v2 / Triton HTTP, all JSON: `{"inputs": [{"name", "shape", "datatype", "data"}]}`.
+
+`data` is the flat, row-major list of the tensor's values. `tritonclient` is the real client with
+`set_data_from_numpy(binary_data=False)`, which builds `data` with `.item()` per element and dumps
+with rapidjson (adding `"parameters": {"binary_data_output": true}`, as it does when no outputs
+are named). The others build the plain v2 body from `tolist()` with stdlib json, ujson and orjson,
+or hand orjson the ndarray itself.
+
+Raw bytes cannot go into JSON: tritonclient refuses a PNG (`Failed to encode ... using UTF-8`) and
+a JSON library would need a text encoding the server does not know. Those implementations leave
+png and bytes-batch out and say why (`Case.unsupported`); `json-b64` and `orjson-b64` send each
+element as a base64 string with `"parameters": {"content_type": "base64"}`, MLServer's Base64Codec
+convention and the form KServe's image examples use.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+
+from cases import _kserve
+from serialbench.case import Case
+
+NO_RAW_BYTES = dict.fromkeys(
+    _kserve.BYTES_INPUTS, "JSON cannot carry raw bytes; kserve-json/json-b64 sends them as base64")
+CLIENT_REFUSES_BYTES = dict.fromkeys(
+    _kserve.BYTES_INPUTS, "tritonclient's JSON path refuses non-UTF-8 bytes; kserve-json/json-b64 sends them as base64")
+
+
+def _body_builder(payload, flat_data):
+    """body() -> the v2 request as a dict, `data` made by flat_data(value) at each call."""
+    specs = [(t.name, _kserve.shape(t.value), _kserve.datatype(t.value), t.value) for t in payload.tensors]
+
+    def body():
+        return {"inputs": [
+            {"name": name, "shape": shape, "datatype": datatype, "data": flat_data(value)}
+            for name, shape, datatype, value in specs
+        ]}
+
+    return body
+
+
+def _tolist(value):
+    return value.ravel().tolist()
+
+
+def _ravel(value):
+    return value.ravel()  # a view: orjson reads the C-contiguous buffer itself
+
+
+def stdlib_json(payload):
+    body, dumps = _body_builder(payload, _tolist), json.dumps
+    return lambda: dumps(body()).encode()
+
+
+def ujson_dumps(payload):
+    import ujson
+
+    body, dumps = _body_builder(payload, _tolist), ujson.dumps
+    return lambda: dumps(body()).encode()
+
+
+def orjson_tolist(payload):
+    import orjson
+
+    body, dumps = _body_builder(payload, _tolist), orjson.dumps
+    return lambda: dumps(body())
+
+
+def orjson_numpy(payload):
+    import orjson
+
+    body, dumps, option = _body_builder(payload, _ravel), orjson.dumps, orjson.OPT_SERIALIZE_NUMPY
+    return lambda: dumps(body(), option=option)
+
+
+def tritonclient_json(payload):
+    from tritonclient.http import InferenceServerClient, InferInput
+
+    specs = [(t.name, _kserve.shape(t.value), _kserve.datatype(t.value), t.value) for t in payload.tensors]
+    generate_request_body = InferenceServerClient.generate_request_body
+
+    def encode():
+        inputs = []
+        for name, shape, datatype, value in specs:
+            infer_input = InferInput(name, shape, datatype)
+            infer_input.set_data_from_numpy(value, binary_data=False)
+            inputs.append(infer_input)
+        body, _json_size = generate_request_body(inputs)
+        return body
+
+    return encode
+
+
+def _b64_body_builder(payload):
+    specs = [(t.name, _kserve.shape(t.value), t.value) for t in payload.tensors]
+    b64encode, bytes_elements = base64.b64encode, _kserve.bytes_elements
+
+    def body():
+        return {"inputs": [
+            {"name": name, "shape": shape, "datatype": "BYTES", "parameters": {"content_type": "base64"},
+             "data": [b64encode(element).decode("ascii") for element in bytes_elements(value)]}
+            for name, shape, value in specs
+        ]}
+
+    return body
+
+
+def stdlib_json_b64(payload):
+    body, dumps = _b64_body_builder(payload), json.dumps
+    return lambda: dumps(body()).encode()
+
+
+def orjson_b64(payload):
+    import orjson
+
+    body, dumps = _b64_body_builder(payload), orjson.dumps
+    return lambda: dumps(body())
+
+
+def _tensors(request, asarray=np.asarray):
+    """The decoded tensors of a parsed v2 request, in input order."""
+    tensors = []
+    for entry in request["inputs"]:
+        data, shape = entry["data"], entry["shape"]
+        if entry["datatype"] == "BYTES":
+            if entry.get("parameters", {}).get("content_type") != "base64":
+                raise ValueError(f"{entry['name']}: BYTES without content_type base64")
+            elements = [base64.b64decode(text, validate=True) for text in data]
+            tensors.append(_kserve.bytes_tensor(elements, shape))
+        else:
+            tensors.append(asarray(data, dtype=_kserve.DATATYPE_TO_NUMPY[entry["datatype"]]).reshape(shape))
+    return tensors
+
+
+def decode_json_body(wire, payload):
+    """Independent decoder: stdlib json, then each input's datatype and shape from the body."""
+    return _tensors(json.loads(wire))
+
+
+def _decoder(module_name):
+    """setup(wire, payload) for a server that parses the body with `module_name`.loads."""
+
+    def setup(wire, payload):
+        loads = __import__(module_name).loads
+        return lambda: _tensors(loads(wire))
+
+    return setup
+
+
+def _headers(wire):
+    return {"Content-Type": "application/json"}
+
+
+def _case(impl, setup, requires=(), libraries=(), inputs=_kserve.ARRAY_INPUTS, unsupported=NO_RAW_BYTES):
+    return Case("kserve-json", impl, inputs, setup, reference_decoder=decode_json_body, requires=requires,
+                libraries=libraries, headers=_headers, unsupported=unsupported)
+
+
+CASES = [
+    _case("tritonclient", tritonclient_json, ("tritonclient", "rapidjson", "geventhttpclient"),
+          ("tritonclient", "python-rapidjson"), unsupported=CLIENT_REFUSES_BYTES),
+    _case("json", stdlib_json),
+    _case("ujson", ujson_dumps, ("ujson",), ("ujson",)),
+    _case("orjson", orjson_tolist, ("orjson",), ("orjson",)),
+    _case("orjson-numpy", orjson_numpy, ("orjson",), ("orjson",)),
+    _case("json-b64", stdlib_json_b64, inputs=_kserve.BYTES_INPUTS, unsupported={}),
+    _case("orjson-b64", orjson_b64, ("orjson",), ("orjson",), inputs=_kserve.BYTES_INPUTS, unsupported={}),
+    Case("kserve-json", "decode-json", _kserve.ARRAY_INPUTS, _decoder("json"), source="json",
+         unsupported=NO_RAW_BYTES),
+    Case("kserve-json", "decode-orjson", _kserve.ARRAY_INPUTS, _decoder("orjson"), source="orjson-numpy",
+         requires=("orjson",), libraries=("orjson",), unsupported=NO_RAW_BYTES),
+    Case("kserve-json", "decode-b64", _kserve.BYTES_INPUTS, _decoder("json"), source="json-b64"),
+]
