@@ -1,0 +1,180 @@
+"""KServe v2 / Triton gRPC: `ModelInferRequest.SerializeToString()`, the bytes grpcio sends.
+
+`tritonclient` is the real client: `tritonclient.grpc.InferInput.set_data_from_numpy` and the
+request builder `tritonclient.grpc._utils._get_inference_request` that `InferenceServerClient.infer`
+calls before handing the message to its stub (no channel, no server). `raw` builds the same message
+directly with `raw_input_contents` (one `tobytes()` per input, BYTES framed by
+`_kserve.serialize_bytes`), byte-identical to the client's (tests/test_kserve_grpc.py). `typed`
+puts the values in the typed `contents` fields instead (`fp32_contents`, `int_contents`,
+`bytes_contents`, ...), from `tolist()`: every INT32 is then a varint, 10 bytes when negative.
+
+The message classes are tritonclient's generated `tritonclient.grpc.service_pb2`; importing
+anything in `tritonclient.grpc` needs grpcio.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cases import _kserve
+from serialbench.case import Case
+
+# InferTensorContents field for each v2 datatype (FP16 and BF16 have none: raw only).
+TYPED_FIELD = {
+    "BOOL": "bool_contents",
+    "INT8": "int_contents", "INT16": "int_contents", "INT32": "int_contents", "INT64": "int64_contents",
+    "UINT8": "uint_contents", "UINT16": "uint_contents", "UINT32": "uint_contents", "UINT64": "uint64_contents",
+    "FP32": "fp32_contents", "FP64": "fp64_contents",
+    "BYTES": "bytes_contents",
+}
+
+REQUIRES = ("tritonclient", "grpc", "google.protobuf")
+LIBRARIES = ("tritonclient", "grpcio", "protobuf")
+
+
+def _specs(payload):
+    return [(t.name, _kserve.datatype(t.value), _kserve.shape(t.value), t.value) for t in payload.tensors]
+
+
+def tritonclient_grpc(payload):
+    from tritonclient.grpc import InferInput
+    from tritonclient.grpc._utils import _get_inference_request
+
+    specs = _specs(payload)
+
+    def encode():
+        inputs = []
+        for name, datatype, shape, value in specs:
+            infer_input = InferInput(name, shape, datatype)
+            infer_input.set_data_from_numpy(_kserve.object_array(value) if datatype == "BYTES" else value)
+            inputs.append(infer_input)
+        # The arguments InferenceServerClient.infer passes by default.
+        request = _get_inference_request(
+            model_name=_kserve.MODEL_NAME, inputs=inputs, model_version="", request_id="", outputs=None,
+            sequence_id=0, sequence_start=False, sequence_end=False, priority=0, timeout=None, parameters=None,
+        )
+        return request.SerializeToString()
+
+    return encode
+
+
+def raw(payload):
+    from tritonclient.grpc import service_pb2
+
+    request_class = service_pb2.ModelInferRequest
+    tensor_class = request_class.InferInputTensor
+    specs = _specs(payload)
+    serialize_bytes, bytes_elements = _kserve.serialize_bytes, _kserve.bytes_elements
+
+    def encode():
+        request = request_class(
+            model_name=_kserve.MODEL_NAME,
+            inputs=[tensor_class(name=name, datatype=datatype, shape=shape) for name, datatype, shape, _ in specs],
+            raw_input_contents=[
+                serialize_bytes(bytes_elements(value)) if datatype == "BYTES" else value.tobytes()
+                for _, datatype, _, value in specs
+            ],
+        )
+        return request.SerializeToString()
+
+    return encode
+
+
+def typed(payload):
+    from tritonclient.grpc import service_pb2
+
+    request_class = service_pb2.ModelInferRequest
+    specs = [(name, datatype, shape, value, TYPED_FIELD[datatype]) for name, datatype, shape, value in _specs(payload)]
+    bytes_elements = _kserve.bytes_elements
+
+    def encode():
+        request = request_class(model_name=_kserve.MODEL_NAME)
+        for name, datatype, shape, value, field in specs:
+            tensor = request.inputs.add(name=name, datatype=datatype, shape=shape)
+            values = bytes_elements(value) if datatype == "BYTES" else value.ravel().tolist()
+            getattr(tensor.contents, field).extend(values)
+        return request.SerializeToString()
+
+    return encode
+
+
+def decode_request(wire, payload):
+    """Independent decoder: parse the message, then raw_input_contents or the typed field of each input."""
+    from tritonclient.grpc import service_pb2
+
+    request = service_pb2.ModelInferRequest.FromString(wire)
+    raw_contents = list(request.raw_input_contents)
+    if raw_contents and len(raw_contents) != len(request.inputs):
+        raise ValueError(f"{len(request.inputs)} inputs but {len(raw_contents)} raw_input_contents")
+    tensors = []
+    for index, tensor in enumerate(request.inputs):
+        shape = list(tensor.shape)
+        if raw_contents:
+            if tensor.datatype == "BYTES":
+                tensors.append(_kserve.bytes_tensor(_kserve.split_bytes_elements(raw_contents[index]), shape))
+            else:
+                dtype = _kserve.DATATYPE_TO_NUMPY[tensor.datatype]
+                tensors.append(np.frombuffer(raw_contents[index], dtype=dtype).reshape(shape))
+        else:
+            values = list(getattr(tensor.contents, TYPED_FIELD[tensor.datatype]))
+            if tensor.datatype == "BYTES":
+                tensors.append(_kserve.bytes_tensor(values, shape))
+            else:
+                tensors.append(np.array(values, dtype=_kserve.DATATYPE_TO_NUMPY[tensor.datatype]).reshape(shape))
+    return tensors
+
+
+def decode_raw(wire, payload):
+    """A server reading raw_input_contents: parse, then `np.frombuffer` on each input's bytes."""
+    from tritonclient.grpc import service_pb2
+
+    from_string = service_pb2.ModelInferRequest.FromString
+    frombuffer, to_numpy = np.frombuffer, _kserve.DATATYPE_TO_NUMPY
+    split, bytes_tensor = _kserve.split_bytes_elements, _kserve.bytes_tensor
+
+    def decode():
+        request = from_string(wire)
+        tensors = []
+        for tensor, content in zip(request.inputs, request.raw_input_contents):
+            if tensor.datatype == "BYTES":
+                tensors.append(bytes_tensor(split(content), tensor.shape))
+            else:
+                tensors.append(frombuffer(content, dtype=to_numpy[tensor.datatype]).reshape(tensor.shape))
+        return tensors
+
+    return decode
+
+
+def decode_typed(wire, payload):
+    """A server reading the typed contents: parse, then `np.fromiter` over the repeated field."""
+    from tritonclient.grpc import service_pb2
+
+    from_string = service_pb2.ModelInferRequest.FromString
+    fromiter, to_numpy, bytes_tensor = np.fromiter, _kserve.DATATYPE_TO_NUMPY, _kserve.bytes_tensor
+
+    def decode():
+        request = from_string(wire)
+        tensors = []
+        for tensor in request.inputs:
+            values = getattr(tensor.contents, TYPED_FIELD[tensor.datatype])
+            if tensor.datatype == "BYTES":
+                tensors.append(bytes_tensor(list(values), tensor.shape))
+            else:
+                array = fromiter(values, dtype=to_numpy[tensor.datatype], count=len(values))
+                tensors.append(array.reshape(tensor.shape))
+        return tensors
+
+    return decode
+
+
+def _case(impl, setup, **kwargs):
+    return Case("kserve-grpc", impl, _kserve.ALL_INPUTS, setup, requires=REQUIRES, libraries=LIBRARIES, **kwargs)
+
+
+CASES = [
+    _case("tritonclient", tritonclient_grpc, reference_decoder=decode_request),
+    _case("raw", raw, reference_decoder=decode_request),
+    _case("typed", typed, reference_decoder=decode_request),
+    _case("decode-raw", decode_raw, source="raw"),
+    _case("decode-typed", decode_typed, source="typed"),
+]
