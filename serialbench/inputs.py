@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -17,8 +18,9 @@ import numpy as np
 
 TIERS = {"1K": 1_000, "10K": 10_000, "100K": 100_000, "1M": 1_000_000}
 
-# Refuse a payload before allocating it when it would not fit comfortably (issue: edge inputs).
-MAX_INPUT_BYTES = 2**31
+# Refuse a payload before allocating it when it would not fit comfortably. A machine with little
+# memory lowers the limit with SERIALBENCH_MAX_INPUT_BYTES (pyperf workers need --inherit-environ).
+MAX_INPUT_BYTES = int(os.environ.get("SERIALBENCH_MAX_INPUT_BYTES", 2**31))
 
 
 @dataclass(frozen=True)
@@ -160,9 +162,10 @@ def make_payload(kind: str, tier: str) -> Payload:
     """The payload of one input kind at one tier (cached: prepare steps share it)."""
     input_kind = INPUT_KINDS[kind]
     n = TIERS[tier]
-    if n * input_kind.bytes_per_unit > MAX_INPUT_BYTES:
-        needed = n * input_kind.bytes_per_unit
-        raise MemoryError(f"{kind}/{tier} needs {needed} bytes, over the {MAX_INPUT_BYTES} limit")
+    needed = n * input_kind.bytes_per_unit
+    if needed > MAX_INPUT_BYTES:
+        raise MemoryError(f"{kind}/{tier} needs {needed:,} bytes of input, over the limit of {MAX_INPUT_BYTES:,} "
+                          "(SERIALBENCH_MAX_INPUT_BYTES); nothing was allocated: choose a smaller --tier")
     tensors = input_kind.build(n)
     for tensor in tensors:
         if isinstance(tensor.value, np.ndarray):
