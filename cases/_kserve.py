@@ -43,8 +43,26 @@ def is_bytes(value) -> bool:
 
 
 def datatype(value) -> str:
-    """The v2 datatype of one input."""
-    return "BYTES" if is_bytes(value) else NUMPY_TO_DATATYPE[value.dtype]
+    """The v2 datatype of one input (whatever its byte order: that is the raw paths' concern)."""
+    if is_bytes(value):
+        return "BYTES"
+    try:
+        return NUMPY_TO_DATATYPE[value.dtype.newbyteorder("=")]
+    except KeyError:
+        raise ValueError(f"{value.dtype} has no KServe v2 datatype") from None
+
+
+def refuse_big_endian(payload: Payload) -> None:
+    """Raw v2 tensors are little-endian: an encoder that sends an array's bytes as they are
+    refuses any other byte order at set-up, as tritonclient does, instead of sending wrong bytes."""
+    for tensor in payload.tensors:
+        value = tensor.value
+        if is_bytes(value):
+            continue
+        little = value.dtype.newbyteorder("<")
+        if value.dtype != little:
+            raise ValueError(f"{tensor.name} is {value.dtype.str}: raw v2 tensors are little-endian "
+                             f"(tritonclient refuses it too); convert with astype('{little.str}')")
 
 
 def shape(value) -> list[int]:

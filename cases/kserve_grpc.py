@@ -61,6 +61,7 @@ def tritonclient_grpc(payload):
 def raw(payload):
     from tritonclient.grpc import service_pb2
 
+    _kserve.refuse_big_endian(payload)
     request_class = service_pb2.ModelInferRequest
     tensor_class = request_class.InferInputTensor
     specs = _specs(payload)
@@ -84,7 +85,7 @@ def typed(payload):
     from tritonclient.grpc import service_pb2
 
     request_class = service_pb2.ModelInferRequest
-    specs = [(name, datatype, shape, value, TYPED_FIELD[datatype]) for name, datatype, shape, value in _specs(payload)]
+    specs = [(name, datatype, shape, value, _typed_field(datatype)) for name, datatype, shape, value in _specs(payload)]
     bytes_elements = _kserve.bytes_elements
 
     def encode():
@@ -96,6 +97,12 @@ def typed(payload):
         return request.SerializeToString()
 
     return encode
+
+
+def _typed_field(datatype: str) -> str:
+    if datatype not in TYPED_FIELD:
+        raise ValueError(f"{datatype} has no typed contents field; only raw_input_contents carries it")
+    return TYPED_FIELD[datatype]
 
 
 def decode_request(wire, payload):

@@ -42,12 +42,15 @@ def _body_builder(payload, flat_data):
     return body
 
 
+# Byte strings are handed to the JSON library as they are, only so that an unsupported input run
+# anyway (`verify`) shows the library's own refusal.
 def _tolist(value):
-    return value.ravel().tolist()
+    return _kserve.bytes_elements(value) if _kserve.is_bytes(value) else value.ravel().tolist()
 
 
 def _ravel(value):
-    return value.ravel()  # a view: orjson reads the C-contiguous buffer itself
+    # A view of a C-contiguous array: orjson reads its buffer itself.
+    return _kserve.object_array(value).ravel() if _kserve.is_bytes(value) else value.ravel()
 
 
 def stdlib_json(payload):
@@ -86,7 +89,8 @@ def tritonclient_json(payload):
         inputs = []
         for name, shape, datatype, value in specs:
             infer_input = InferInput(name, shape, datatype)
-            infer_input.set_data_from_numpy(value, binary_data=False)
+            array = _kserve.object_array(value) if datatype == "BYTES" else value
+            infer_input.set_data_from_numpy(array, binary_data=False)
             inputs.append(infer_input)
         body, _json_size = generate_request_body(inputs)
         return body
@@ -126,9 +130,10 @@ def _tensors(request, asarray=np.asarray):
     for entry in request["inputs"]:
         data, shape = entry["data"], entry["shape"]
         if entry["datatype"] == "BYTES":
-            if entry.get("parameters", {}).get("content_type") != "base64":
-                raise ValueError(f"{entry['name']}: BYTES without content_type base64")
-            elements = [base64.b64decode(text, validate=True) for text in data]
+            if entry.get("parameters", {}).get("content_type") == "base64":
+                elements = [base64.b64decode(text, validate=True) for text in data]
+            else:  # plain v2: BYTES elements are UTF-8 text (tritonclient sends them so)
+                elements = [text.encode("utf-8") for text in data]
             tensors.append(_kserve.bytes_tensor(elements, shape))
         else:
             tensors.append(asarray(data, dtype=_kserve.DATATYPE_TO_NUMPY[entry["datatype"]]).reshape(shape))

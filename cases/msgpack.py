@@ -18,8 +18,9 @@ ALL_INPUTS = ("float32", "png", "int32x3", "float64", "uint8", "bytes-batch")
 BYTES_DTYPE = "bytes"
 
 
-def _entry_builder(payload, array_data):
-    """body() -> the map of maps, each array's `data` made by array_data(array) at each call."""
+def _entry_builder(payload, array_data_for):
+    """body() -> the map of maps; array_data_for(array), called once here, gives the function
+    that makes that array's `data` at each call."""
     specs = []
     for tensor in payload.tensors:
         value = tensor.value
@@ -28,7 +29,7 @@ def _entry_builder(payload, array_data):
         elif value.dtype == object:
             specs.append((tensor.name, list(value.shape), BYTES_DTYPE, value, _elements))
         else:
-            specs.append((tensor.name, list(value.shape), value.dtype.str, value, array_data))
+            specs.append((tensor.name, list(value.shape), value.dtype.str, value, array_data_for(value)))
 
     def body():
         return {name: {"shape": shape, "dtype": dtype, "data": data(value)}
@@ -45,21 +46,28 @@ def _elements(batch: np.ndarray) -> list[bytes]:
     return batch.reshape(-1).tolist()
 
 
-def _tobytes(array):
-    return array.tobytes()
+def _tobytes_for(array):
+    return np.ndarray.tobytes
+
+
+def _buffer_for(array):
+    # msgpack takes any C-contiguous buffer; anything else must be copied into one first.
+    if array.flags.c_contiguous:
+        return memoryview
+    return lambda value: memoryview(np.ascontiguousarray(value))
 
 
 def packb(payload):
     import msgpack
 
-    body, pack = _entry_builder(payload, _tobytes), msgpack.packb
+    body, pack = _entry_builder(payload, _tobytes_for), msgpack.packb
     return lambda: pack(body())
 
 
 def packb_buffer(payload):
     import msgpack
 
-    body, pack = _entry_builder(payload, memoryview), msgpack.packb
+    body, pack = _entry_builder(payload, _buffer_for), msgpack.packb
     return lambda: pack(body())
 
 

@@ -71,6 +71,7 @@ def _join_with(raw_data):
     def setup(payload):
         import rapidjson
 
+        _kserve.refuse_big_endian(payload)
         header = _header_builder(payload, rapidjson.dumps)
         values = [t.value for t in payload.tensors]
         raw = raw_data(payload)
@@ -91,6 +92,7 @@ join_vectorised = _join_with(_vectorised_raw_data)
 def struct_pack(payload):
     import rapidjson
 
+    _kserve.refuse_big_endian(payload)
     header = _header_builder(payload, rapidjson.dumps)
     values = [t.value for t in payload.tensors]
     raw = _client_raw_data(payload)
@@ -113,30 +115,39 @@ def struct_pack(payload):
 
 def zero_copy(payload):
     """[header, buffer, buffer, ...]: arrays as memoryviews of their own memory, BYTES elements
-    as the caller's byte strings behind their length prefixes. Nothing is copied but the header."""
+    as the caller's byte strings behind their length prefixes. Nothing is copied but the header
+    (and an array that is not C-contiguous, which sendmsg cannot take as it is)."""
     import rapidjson
 
+    _kserve.refuse_big_endian(payload)
     header = _header_builder(payload, rapidjson.dumps)
     values = [t.value for t in payload.tensors]
     length_prefixes = _kserve.length_prefixes
     bytes_elements = _kserve.bytes_elements
-    is_bytes = [_kserve.is_bytes(v) for v in values]
+    buffer_of = [None if _kserve.is_bytes(v) else _contiguous_view(v) for v in values]
 
     def encode():
         buffers, sizes = [], []
-        for value, framed in zip(values, is_bytes):
-            if framed:
+        for value, view in zip(values, buffer_of):
+            if view is None:
                 elements = bytes_elements(value)
                 prefixes = length_prefixes(elements)
                 sizes.append(4 * len(elements) + sum(map(len, elements)))
                 for prefix, element in zip(prefixes, elements):
                     buffers += (prefix, element)
             else:
-                buffers.append(memoryview(value))
+                buffers.append(view(value))
                 sizes.append(value.nbytes)
         return [header(sizes).encode(), *buffers]
 
     return encode
+
+
+def _contiguous_view(array):
+    """view(array) -> a C-contiguous memoryview of it: its own memory, or a copy if it has to be."""
+    if array.flags.c_contiguous:
+        return memoryview
+    return lambda value: memoryview(np.ascontiguousarray(value))
 
 
 def tritonclient_http(payload):

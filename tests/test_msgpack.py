@@ -1,11 +1,12 @@
 """msgpack: one map per input with shape, dtype and the raw bytes; every body decodes to its input."""
 
 import msgpack
+import numpy as np
 import pytest
 
 from cases import msgpack as msgpack_case
 from serialbench.fidelity import differences
-from serialbench.inputs import INPUT_KINDS, make_payload
+from serialbench.inputs import INPUT_KINDS, Payload, Tensor, make_payload
 
 CASES = {case.impl: case for case in msgpack_case.CASES}
 TIERS = ("1K", "10K")
@@ -51,3 +52,9 @@ def test_a_png_goes_as_raw_bytes_not_base64():
     body = body_of("packb", payload)
     assert png in body
     assert len(body) - len(png) < 64
+
+
+def test_a_non_contiguous_array_is_copied_into_the_same_bytes():
+    strided = np.arange(64, dtype=np.float32).reshape(4, 16)[:, ::2]
+    payload = Payload("edge", "edge", (Tensor("input", strided),))
+    assert body_of("packb-buffer", payload) == body_of("packb", payload)

@@ -7,7 +7,7 @@ from tritonclient.utils import serialize_byte_tensor
 
 from cases import _kserve, triton_binary
 from serialbench.fidelity import as_wire_bytes, differences
-from serialbench.inputs import make_payload
+from serialbench.inputs import Payload, Tensor, make_payload
 
 CASES = {case.impl: case for case in triton_binary.CASES}
 TIERS = ("1K", "10K")
@@ -91,3 +91,16 @@ def test_zero_copy_sends_byte_strings_as_they_are():
     elements = buffers[2::2]
     assert all(sent is kept for sent, kept in zip(elements, payload.tensors[0].value))
 
+
+
+def test_zero_copy_of_a_non_contiguous_array_copies_it_into_the_same_body():
+    strided = np.arange(64, dtype=np.float32).reshape(4, 16)[:, ::2]
+    payload = Payload("edge", "edge", (Tensor("input", strided),))
+    assert wire_of("zero-copy", payload) == wire_of("join", payload) == tritonclient_body(payload)[0]
+
+
+@pytest.mark.parametrize("impl", HAND_BUILT)
+def test_big_endian_arrays_are_refused_not_sent_with_the_wrong_byte_order(impl):
+    payload = Payload("edge", "edge", (Tensor("input", np.arange(8, dtype=">f4")),))
+    with pytest.raises(ValueError, match="little-endian"):
+        CASES[impl].setup(payload)
