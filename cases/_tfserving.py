@@ -1,0 +1,162 @@
+"""TensorFlow Serving facts shared by the tfserving-grpc cases and their tests.
+
+Only the standard library and numpy at import: case modules import this at discovery time.
+
+The message classes come from `tensorflow-serving-api`'s generated modules. They import
+`tensorflow.core.framework.tensor_pb2`, and importing anything under `tensorflow.` first runs
+`tensorflow/__init__.py`, which starts the TensorFlow runtime (seconds, see `messages()`). The
+generated modules need nothing of it: `messages()` loads them under a placeholder `tensorflow`
+package, so that a worker which never calls a TensorFlow function never pays for it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from functools import cache
+
+import numpy as np
+
+MODEL_NAME = "model"
+SIGNATURE_NAME = "serving_default"
+
+# tensorflow/core/framework/types.proto (tests/test_tfserving_grpc.py checks them against it).
+DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_STRING = 1, 2, 3, 4, 5, 6, 7
+DT_INT64, DT_BOOL, DT_UINT16, DT_HALF, DT_UINT32, DT_UINT64 = 9, 10, 17, 19, 22, 23
+
+# The dtypes whose values `tf.make_tensor_proto` writes as `tensor_content` (little-endian,
+# row-major), and the typed field it falls back to; bool and uint16 only ever go typed.
+DATATYPE = {
+    np.dtype(np.float16): DT_HALF,
+    np.dtype(np.float32): DT_FLOAT,
+    np.dtype(np.float64): DT_DOUBLE,
+    np.dtype(np.int8): DT_INT8,
+    np.dtype(np.int16): DT_INT16,
+    np.dtype(np.int32): DT_INT32,
+    np.dtype(np.int64): DT_INT64,
+    np.dtype(np.uint8): DT_UINT8,
+    np.dtype(np.uint16): DT_UINT16,
+    np.dtype(np.uint32): DT_UINT32,
+    np.dtype(np.uint64): DT_UINT64,
+    np.dtype(np.bool_): DT_BOOL,
+}
+NUMPY_DTYPE = {datatype: dtype.newbyteorder("<") for dtype, datatype in DATATYPE.items()}
+TYPED_FIELD = {
+    DT_HALF: "half_val",  # the float16 bit patterns, as integers
+    DT_FLOAT: "float_val",
+    DT_DOUBLE: "double_val",
+    DT_INT8: "int_val",
+    DT_INT16: "int_val",
+    DT_INT32: "int_val",
+    DT_UINT8: "int_val",
+    DT_UINT16: "int_val",
+    DT_INT64: "int64_val",
+    DT_UINT32: "uint32_val",
+    DT_UINT64: "uint64_val",
+    DT_BOOL: "bool_val",
+}
+
+_TENSORFLOW = "tensorflow"
+
+
+@cache
+def messages() -> types.SimpleNamespace:
+    """PredictRequest, ModelSpec, TensorProto and TensorShapeProto, without the TensorFlow runtime.
+
+    When `tensorflow` is not imported yet, a placeholder package module whose `__path__` is the
+    installed package's directory stands in for it while the generated `*_pb2` modules import,
+    and is removed at once: the `*_pb2` modules (and the empty `tensorflow.core` packages) stay
+    in `sys.modules`, so a later `import tensorflow` runs its `__init__` for real and reuses
+    them, and `tf.make_tensor_proto` returns instances of these very classes.
+    """
+    if _TENSORFLOW in sys.modules:
+        return _import_generated_modules()
+    spec = importlib.util.find_spec(_TENSORFLOW)  # locates the package without running it
+    if spec is None or not spec.submodule_search_locations:
+        return _import_generated_modules()  # raises the ImportError a user expects
+    placeholder = types.ModuleType(_TENSORFLOW, "stands in for tensorflow while generated modules import")
+    placeholder.__path__ = list(spec.submodule_search_locations)
+    sys.modules[_TENSORFLOW] = placeholder
+    try:
+        return _import_generated_modules()
+    finally:
+        if sys.modules.get(_TENSORFLOW) is placeholder:
+            del sys.modules[_TENSORFLOW]
+
+
+def _import_generated_modules() -> types.SimpleNamespace:
+    from tensorflow.core.framework import tensor_pb2, tensor_shape_pb2
+    from tensorflow_serving.apis import model_pb2, predict_pb2
+
+    return types.SimpleNamespace(
+        PredictRequest=predict_pb2.PredictRequest,
+        ModelSpec=model_pb2.ModelSpec,
+        TensorProto=tensor_pb2.TensorProto,
+        TensorShapeProto=tensor_shape_pb2.TensorShapeProto,
+    )
+
+
+def tensorflow():
+    """The real TensorFlow (its runtime starts here), quiet about its C++ start-up messages."""
+    import os
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import tensorflow
+
+    return tensorflow
+
+
+def little_endian(array: np.ndarray) -> np.ndarray:
+    """The array with little-endian elements (`tensor_content`'s byte order); no copy when it has them."""
+    return array.astype(array.dtype.newbyteorder("<")) if array.dtype.byteorder == ">" else array
+
+
+class BuiltMessage:
+    """What a `-build` stage returns: the message, built and not serialised.
+
+    The harness takes a body from any output with `__bytes__` (serialbench/fidelity.py), and
+    calls it outside the timed region: for `dump`, `payload_bytes` and the round-trip check.
+    """
+
+    __slots__ = ("message",)
+
+    def __init__(self, message):
+        self.message = message
+
+    def __bytes__(self) -> bytes:
+        return self.message.SerializeToString()
+
+
+def decode_predict_request(wire: bytes, payload) -> list:
+    """Independent decoder: the real PredictRequest class parses the body; each input in payload
+    order is read from `tensor_content`, a typed field or `string_val`, as `tf.make_ndarray` does."""
+    request = messages().PredictRequest.FromString(wire)
+    decoded = []
+    for tensor in payload.tensors:
+        if tensor.name not in request.inputs:
+            raise ValueError(f"input {tensor.name!r} missing from the request")
+        decoded.append(tensor_value(request.inputs[tensor.name]))
+    return decoded
+
+
+def tensor_value(proto):
+    """A TensorProto's value: an ndarray, a byte string (a string scalar) or an object array."""
+    shape = [dim.size for dim in proto.tensor_shape.dim]
+    size = int(np.prod(shape, dtype=np.int64))
+    if proto.dtype == DT_STRING:
+        if not shape:
+            (value,) = proto.string_val
+            return value
+        batch = np.empty(size, dtype=object)
+        batch[:] = list(proto.string_val)
+        return batch.reshape(shape)
+    dtype = NUMPY_DTYPE[proto.dtype]
+    if proto.tensor_content:
+        return np.frombuffer(proto.tensor_content, dtype=dtype).reshape(shape)
+    values = list(getattr(proto, TYPED_FIELD[proto.dtype]))
+    if len(values) < size:  # make_tensor_proto writes one value for a constant tensor: pad with the last
+        values += values[-1:] * (size - len(values))
+    if proto.dtype == DT_HALF:
+        return np.array(values, dtype=np.uint16).view(np.float16).reshape(shape)
+    return np.array(values, dtype=dtype).reshape(shape)
