@@ -1,9 +1,15 @@
 """TensorFlow Serving REST: the JSON body of `POST /v1/models/NAME:predict`.
 
-Row form: `{"instances": [...]}`, one entry per batch row; with several named inputs, one object
-per row. A byte string goes as `{"b64": "..."}`. Each op builds the body from the ndarray, as a
-client does: `tolist()` (one Python object per element) and the JSON library, or orjson's
-native numpy support.
+Row form (`json`, `ujson`, `orjson`, `orjson-numpy`): `{"instances": [...]}`, one entry per
+batch row; with several named inputs, one object per row.
+Columnar form (the same libraries, `-columnar`): `{"inputs": ...}`, the whole tensor as one
+nested list, or with several named inputs an object of name to nested list.
+A byte string goes as `{"b64": "..."}`: in the row form as a batch of one, in the columnar form
+as the scalar it is. Each op builds the body from the ndarray, as a client does: `tolist()` (one
+Python object per element) and the JSON library, or orjson's native numpy support.
+
+Decode cases (`decode-...`) are the server's side of the row form: the library's `loads`, then
+`np.asarray(..., dtype)` with the dtype the model's signature gives, and base64 decoding.
 """
 
 from __future__ import annotations
@@ -15,8 +21,33 @@ import numpy as np
 
 from serialbench.case import Case
 
-ARRAY_INPUTS = ("float32", "int32x3")
-ALL_INPUTS = ("float32", "png", "int32x3")
+FORMAT = "tfserving-rest"
+ALL_INPUTS = ("float32", "png", "int32x3", "float64", "uint8", "bytes-batch")
+ARRAY_INPUTS = ("float32", "int32x3", "float64", "uint8")
+NUMPY_UNSUPPORTED = {
+    "png": "a byte string is not an ndarray: the body is the orjson case's",
+    "bytes-batch": "orjson's numpy support has no object arrays",
+}
+
+
+def _b64(value: bytes) -> dict:
+    return {"b64": base64.b64encode(value).decode("ascii")}
+
+
+def _b64_batch(batch: np.ndarray) -> list:
+    """A batch of byte strings as nested lists of {"b64": ...}, following its shape."""
+    if batch.ndim == 1:
+        return [_b64(value) for value in batch]
+    return [_b64_batch(rows) for rows in batch]
+
+
+def _tensor_builder(value, array_to_json):
+    """A function building one whole tensor's JSON value."""
+    if isinstance(value, bytes):
+        return lambda: _b64(value)
+    if value.dtype == object:
+        return lambda: _b64_batch(value)
+    return lambda: array_to_json(value)
 
 
 def _instances_builder(payload, array_to_json):
@@ -25,17 +56,25 @@ def _instances_builder(payload, array_to_json):
     if len(tensors) == 1:
         value = tensors[0].value
         if isinstance(value, bytes):
-            return lambda: [{"b64": base64.b64encode(value).decode("ascii")}]
-        return lambda: array_to_json(value)
+            return lambda: [_b64(value)]  # a batch of one
+        return _tensor_builder(value, array_to_json)
     names = [t.name for t in tensors]
-    arrays = [t.value for t in tensors]
+    columns = [_tensor_builder(t.value, array_to_json) for t in tensors]
 
     def rows():
         # Several named inputs: one object per batch row, {name: that input's row}.
-        columns = [array_to_json(a) for a in arrays]
-        return [dict(zip(names, row, strict=False)) for row in zip(*columns, strict=False)]
+        return [dict(zip(names, row, strict=False)) for row in zip(*(column() for column in columns), strict=False)]
 
     return rows
+
+
+def _inputs_builder(payload, array_to_json):
+    """A function building the columnar `inputs` value: one tensor, or an object of them by name."""
+    tensors = payload.tensors
+    if len(tensors) == 1:
+        return _tensor_builder(tensors[0].value, array_to_json)
+    named = [(t.name, _tensor_builder(t.value, array_to_json)) for t in tensors]
+    return lambda: {name: build() for name, build in named}
 
 
 def _tolist(array):
@@ -46,6 +85,12 @@ def _numpy_rows(array):
     # orjson serialises an ndarray natively; rows stay ndarrays (views), not Python lists.
     return array if array.ndim != 2 else list(array)
 
+
+def _as_is(array):
+    return array
+
+
+# Row form ------------------------------------------------------------------------------------
 
 def stdlib_json(payload):
     instances = _instances_builder(payload, _tolist)
@@ -80,34 +125,159 @@ def orjson_numpy(payload):
     return lambda: dumps({"instances": instances()}, option=option)
 
 
+# Columnar form -------------------------------------------------------------------------------
+
+def stdlib_json_columnar(payload):
+    inputs = _inputs_builder(payload, _tolist)
+    dumps = json.dumps
+    return lambda: dumps({"inputs": inputs()}).encode()
+
+
+def ujson_columnar(payload):
+    import ujson
+
+    inputs = _inputs_builder(payload, _tolist)
+    dumps = ujson.dumps
+    return lambda: dumps({"inputs": inputs()}).encode()
+
+
+def orjson_columnar(payload):
+    import orjson
+
+    inputs = _inputs_builder(payload, _tolist)
+    dumps = orjson.dumps
+    return lambda: dumps({"inputs": inputs()})
+
+
+def orjson_numpy_columnar(payload):
+    import orjson
+
+    dumps, option = orjson.dumps, orjson.OPT_SERIALIZE_NUMPY
+    inputs = _inputs_builder(payload, _as_is)
+    return lambda: dumps({"inputs": inputs()}, option=option)
+
+
+# Independent decoders (stdlib json) ----------------------------------------------------------
+
 def decode_row_body(wire, payload):
     """Independent decoder: stdlib json, then the dtype and shape the model's signature gives."""
     instances = json.loads(wire)["instances"]
     tensors = payload.tensors
     if len(tensors) == 1:
-        return [_from_json(instances, tensors[0].value)]
+        value = tensors[0].value
+        if isinstance(value, bytes):
+            (instances,) = instances  # a batch of one
+        return [_from_json(instances, value)]
     return [_from_json([row[t.name] for row in instances], t.value) for t in tensors]
+
+
+def decode_columnar_body(wire, payload):
+    """Independent decoder of the columnar form: stdlib json, dtype and shape from the signature."""
+    inputs = json.loads(wire)["inputs"]
+    tensors = payload.tensors
+    if len(tensors) == 1:
+        return [_from_json(inputs, tensors[0].value)]
+    return [_from_json(inputs[t.name], t.value) for t in tensors]
 
 
 def _from_json(value, like):
     if isinstance(like, bytes):
-        (entry,) = value
-        return base64.b64decode(entry["b64"], validate=True)
+        return base64.b64decode(value["b64"], validate=True)
+    if like.dtype == object:
+        leaves = np.asarray(value, dtype=object).reshape(-1)
+        return [base64.b64decode(leaf["b64"], validate=True) for leaf in leaves]
     return np.asarray(value, dtype=like.dtype).reshape(like.shape)
 
+
+# Decode cases: a server reading the row form -------------------------------------------------
+
+def _row_decoder(load_loads):
+    """setup(wire, payload) for a server that parses with `loads` and knows the signature's dtypes."""
+
+    def setup(wire, payload):
+        loads = load_loads()
+        b64decode, asarray = base64.b64decode, np.asarray
+        specs = [(t.name, _signature(t.value)) for t in payload.tensors]
+
+        def tensor(value, signature):
+            if signature is BYTES:
+                return b64decode(value["b64"])
+            if signature is BATCH:
+                return [b64decode(entry["b64"]) for entry in value]
+            dtype, shape = signature
+            return asarray(value, dtype=dtype).reshape(shape)
+
+        def decode():
+            instances = loads(wire)["instances"]
+            if len(specs) == 1:
+                signature = specs[0][1]
+                return [tensor(instances[0] if signature is BYTES else instances, signature)]
+            return [tensor([row[name] for row in instances], signature) for name, signature in specs]
+
+        return decode
+
+    return setup
+
+
+BYTES, BATCH = "bytes", "batch"
+
+
+def _signature(value):
+    """What the model's signature tells a server about one input: a byte string, a batch of them,
+    or (dtype, shape)."""
+    if isinstance(value, bytes):
+        return BYTES
+    if value.dtype == object:
+        return BATCH
+    return value.dtype, value.shape
+
+
+def _stdlib_loads():
+    return json.loads
+
+
+def _ujson_loads():
+    import ujson
+
+    return ujson.loads
+
+
+def _orjson_loads():
+    import orjson
+
+    return orjson.loads
+
+
+# Declarations --------------------------------------------------------------------------------
 
 def _headers(wire):
     return {"Content-Type": "application/json"}
 
 
-def _case(impl, inputs, setup, requires=(), libraries=()):
-    return Case("tfserving-rest", impl, inputs, setup, reference_decoder=decode_row_body,
-                requires=requires, libraries=libraries, headers=_headers)
+def _case(impl, inputs, setup, requires=(), libraries=(), columnar=False, unsupported=None):
+    return Case(FORMAT, impl, inputs, setup,
+                reference_decoder=decode_columnar_body if columnar else decode_row_body,
+                requires=requires, libraries=libraries, headers=_headers, unsupported=unsupported or {})
 
+
+def _decoder(impl, source, load_loads, requires=(), libraries=()):
+    return Case(FORMAT, impl, ALL_INPUTS, _row_decoder(load_loads), source=source, requires=requires,
+                libraries=libraries)
+
+
+UJSON, ORJSON = ("ujson",), ("orjson",)
 
 CASES = [
     _case("json", ALL_INPUTS, stdlib_json),
-    _case("ujson", ALL_INPUTS, ujson_dumps, requires=("ujson",), libraries=("ujson",)),
-    _case("orjson", ALL_INPUTS, orjson_tolist, requires=("orjson",), libraries=("orjson",)),
-    _case("orjson-numpy", ARRAY_INPUTS, orjson_numpy, requires=("orjson",), libraries=("orjson",)),
+    _case("ujson", ALL_INPUTS, ujson_dumps, UJSON, UJSON),
+    _case("orjson", ALL_INPUTS, orjson_tolist, ORJSON, ORJSON),
+    _case("orjson-numpy", ARRAY_INPUTS, orjson_numpy, ORJSON, ORJSON, unsupported=NUMPY_UNSUPPORTED),
+    _case("json-columnar", ALL_INPUTS, stdlib_json_columnar, columnar=True),
+    _case("ujson-columnar", ALL_INPUTS, ujson_columnar, UJSON, UJSON, columnar=True),
+    _case("orjson-columnar", ALL_INPUTS, orjson_columnar, ORJSON, ORJSON, columnar=True),
+    _case("orjson-numpy-columnar", ARRAY_INPUTS, orjson_numpy_columnar, ORJSON, ORJSON, columnar=True,
+          unsupported=NUMPY_UNSUPPORTED),
+    _decoder("decode-json", "json", _stdlib_loads),
+    _decoder("decode-ujson", "ujson", _ujson_loads, UJSON, UJSON),
+    _decoder("decode-orjson", "orjson", _orjson_loads, ORJSON, ORJSON),
 ]
