@@ -140,3 +140,80 @@ def serialbench_env(env, *args):
 
     return subprocess.run([sys.executable, "-m", "serialbench", *map(str, args)], cwd=PROJECT_ROOT,
                           capture_output=True, timeout=600, env=env)
+
+
+# Bad result files --------------------------------------------------------------------------------
+# Every command that reads result files (through serialbench/results.py) answers a file it cannot
+# use with one line and exit status 2, never a traceback. A command not in this version is skipped.
+
+def available(command: str) -> bool:
+    import importlib.util
+
+    from serialbench.__main__ import COMMANDS
+
+    return command in COMMANDS and importlib.util.find_spec(COMMANDS[command][0]) is not None
+
+
+@pytest.fixture(scope="module")
+def good_results(tmp_path_factory):
+    path = tmp_path_factory.mktemp("results") / "good.json"
+    done = serialbench(*SMALLEST, "-b", "baseline/tobytes/float32/1K", "-o", path)
+    assert done.returncode == 0, done.stderr.decode()
+    return path
+
+
+def bad_files(directory, good) -> dict:
+    import json
+
+    text = good.read_text()
+    document = json.loads(text)
+    files = {}
+
+    def write(name, content):
+        files[name] = directory / f"{name}.json"
+        files[name].write_text(content)
+
+    write("truncated", text[: len(text) // 2])
+    write("empty", "")
+    write("not-json", "benchmark,median\nbaseline,1.0\n")
+    write("other-json", json.dumps({"results": [1, 2, 3]}))
+    foreign = json.loads(text)  # a pyperf file from another program: no serialbench metadata
+    for bench in foreign["benchmarks"]:
+        bench["metadata"] = {"name": "timeit", "unit": "second"}
+    foreign["metadata"] = {"name": "timeit"}
+    write("foreign-pyperf", json.dumps(foreign))
+    older = json.loads(text)  # written before payload_bytes and input_bytes were recorded
+    for bench in older["benchmarks"]:
+        for key in ("payload_bytes", "input_bytes"):
+            bench.get("metadata", {}).pop(key, None)
+            for run in bench["runs"]:
+                run.get("metadata", {}).pop(key, None)
+    older["metadata"] = {k: v for k, v in document["metadata"].items() if k not in ("payload_bytes", "input_bytes")}
+    write("older-serialbench", json.dumps(older))
+    newer = json.loads(text)
+    newer["metadata"]["serialbench_results_format"] = 99
+    write("newer-serialbench", json.dumps(newer))
+    files["missing"] = directory / "missing.json"
+    files["directory"] = directory
+    return files
+
+
+EXPECTED = {"truncated": "truncated", "foreign-pyperf": "not written by serialbench",
+            "older-serialbench": "older serialbench", "newer-serialbench": "newer serialbench",
+            "missing": "no such file"}
+READERS = {
+    "report": lambda bad, good: [["report", bad], ["report", good, bad], ["report", bad, good]],
+}
+
+
+@pytest.mark.parametrize("command", list(READERS))
+def test_every_command_reading_results_gives_one_line_for_a_bad_file(command, good_results, tmp_path):
+    from tests.helpers import assert_one_line_usage_error
+
+    if not available(command):
+        pytest.skip(f"no {command} command in this version")
+    for kind, bad in bad_files(tmp_path, good_results).items():
+        for argv in READERS[command](bad, good_results):
+            message = assert_one_line_usage_error(serialbench(*argv))
+            assert str(bad) in message, (kind, argv, message)
+            assert EXPECTED.get(kind, "") in message, (kind, argv, message)
