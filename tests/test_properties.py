@@ -119,6 +119,8 @@ def tensor_values(d: Domain):
     return st.one_of(options) if options else None
 
 
+# TensorFlow raises the recursion limit when make-tensor-proto first imports it; hypothesis warns.
+@pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")
 @pytest.mark.parametrize("label", [case.label for case in CASES])
 @settings(max_examples=12, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
