@@ -201,8 +201,10 @@ def bad_files(directory, good) -> dict:
 EXPECTED = {"truncated": "truncated", "foreign-pyperf": "not written by serialbench",
             "older-serialbench": "older serialbench", "newer-serialbench": "newer serialbench",
             "missing": "no such file"}
+# `compare` takes git revisions and writes its own files: it reads no file a user hands it.
 READERS = {
     "report": lambda bad, good: [["report", bad], ["report", good, bad], ["report", bad, good]],
+    "memory": lambda bad, good: [["memory", bad]],
 }
 
 
