@@ -118,9 +118,10 @@ def _encode(case: Case, payload: Payload) -> bytes:
 
 def _with_json_findings(result: Verdict, case: Case, payload: Payload, wire: bytes) -> Verdict:
     non_finite = _non_finite(payload)
-    if not non_finite or _json_nulls(wire) is None:
+    nulls = _json_nulls(wire) if non_finite else None
+    if nulls is None:
         return result
-    dropped = _json_nulls(wire) - (_json_nulls(_finite_twin_wire(case, payload)) or 0)
+    dropped = nulls - (_json_nulls(_finite_twin_wire(case, payload)) or 0)
     if dropped > 0:
         total = sum(t.value.size for t in payload.tensors if isinstance(t.value, np.ndarray))
         return Verdict(LOSSY, f"{non_finite} -> null ({dropped} of {total} values)")
@@ -186,7 +187,7 @@ def plan(cases: Sequence[Case], kinds: Sequence[str], tiers: Sequence[str], edge
     """The rows in table order, case by case: timing kinds, unsupported kinds, edge inputs."""
     rows = []
     for case in cases:
-        unsupported = getattr(case, "unsupported", {}) or {}
+        unsupported = case.unsupported
         for kind in kinds:
             if kind in case.inputs:
                 rows.extend(Row(case, kind, tier) for tier in tiers)
@@ -214,7 +215,7 @@ def _row_matches(row: Row, pattern: str) -> bool:
 def verdict_text(c: Check) -> str:
     if c.row.declared:
         return str(c.verdict)
-    reason = (getattr(c.row.case, "unsupported", {}) or {}).get(_stands_for(c.row)) or "declared unsupported"
+    reason = c.row.case.unsupported.get(_stands_for(c.row)) or "declared unsupported"
     if c.verdict.status == REJECTED:
         return f"rejected: {reason} [run anyway: {library_error(c.verdict.detail, limit=100)}]"
     return f"{c.verdict} [declared unsupported: {reason}]"
@@ -222,7 +223,7 @@ def verdict_text(c: Check) -> str:
 
 def _stands_for(row: Row) -> str:
     if row.input in EDGE_INPUTS:
-        unsupported = getattr(row.case, "unsupported", {}) or {}
+        unsupported = row.case.unsupported
         return next((k for k in EDGE_INPUTS[row.input].stands_for if k in unsupported), "")
     return row.input
 
