@@ -1,0 +1,528 @@
+"""`python -m serialbench report RESULTS.json [NEW.json]`: the comparison at a glance.
+
+One file: per input kind and direction, a table with one row per FORMAT/IMPL and one column per
+tier; each cell gives the median time per op and its multiple of baseline/tobytes (the memcpy
+floor of the same input and tier, same file), the throughput in MB/s of raw input and the
+payload size per raw input byte. The fastest implementation of each format at each tier is
+marked. With a memory companion file (`python -m serialbench memory`), memory tables follow.
+
+Two files, BASE and NEW: the same layout, each cell the change from BASE to NEW with pyperf's
+significance verdict (Student's t-test, as `pyperf compare_to`), so "did my serializer change
+help?" is answered per format and tier.
+
+Views never re-run anything: everything here comes from the result files.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from serialbench.errors import UsageError
+from serialbench.listing import parser
+from serialbench.registry import _matches as name_matches
+from serialbench.results import FLOOR, Result, ResultFile, load, tier_order
+
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+DEFAULT_MIN_CHANGE = 5.0  # percent; below it a significant change is reported as "same"
+
+
+@dataclass
+class Cell:
+    lines: list[str]
+    marked: bool = False  # fastest of its format (one file) or a flagged change (two files)
+
+
+@dataclass
+class Table:
+    title: str
+    legend: str
+    columns: list[str]
+    rows: list[tuple[str, list[Cell | None]]] = field(default_factory=list)
+    group_starts: set[int] = field(default_factory=set)  # row indexes where a new format begins
+
+
+# ---------------------------------------------------------------- numbers
+
+
+def format_time(seconds: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{_three_digits(seconds / scale)} {unit}"
+    return f"{_three_digits(seconds / 1e-9)} ns"
+
+
+def format_bytes(count: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if count >= scale:
+            return f"{_three_digits(count / scale)} {unit}"
+    return f"{int(count)} B"
+
+
+def format_ratio(ratio: float) -> str:
+    if ratio < 0.01:
+        return "<0.01x"
+    if ratio >= 10:
+        return f"{ratio:,.0f}x"
+    return f"{ratio:.1f}x" if ratio >= 1 else f"{ratio:.2f}x"
+
+
+def format_throughput(mb_s: float) -> str:
+    return f"{mb_s:,.0f} MB/s" if mb_s >= 100 else f"{_three_digits(mb_s)} MB/s"
+
+
+def _three_digits(value: float) -> str:
+    if value >= 100:
+        return f"{value:.0f}"
+    return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+# ---------------------------------------------------------------- one file
+
+
+def timing_tables(results: ResultFile, selected: list[Result]) -> list[Table]:
+    tables = []
+    for kind, direction, group in _groups(selected):
+        columns = tier_order(r.tier for r in group)
+        fastest = _fastest_per_format_and_tier(group)
+        table = Table(
+            f"{kind}, {direction}: median time per op",
+            "Each cell: median time per op and its multiple of baseline/tobytes (memcpy floor, same input "
+            "and tier); throughput in MB/s of raw input, and payload bytes per raw input byte. "
+            "Marked: fastest of its format at that tier.",
+            columns,
+        )
+        for row, by_tier in _rows(group, table):
+            cells: list[Cell | None] = []
+            for tier in columns:
+                result = by_tier.get(tier)
+                cells.append(_timing_cell(results, result, result is not None and fastest.get(
+                    (result.format, tier)) is result))
+            table.rows.append((row, cells))
+        tables.append(table)
+    return tables
+
+
+def _timing_cell(results: ResultFile, result: Result | None, fastest: bool) -> Cell | None:
+    if result is None:
+        return None
+    median = result.median
+    if median is None:
+        return Cell(["not timed", "(no values)"])
+    floor = results.floor(result)
+    floor_median = floor.median if floor else None
+    first = format_time(median)
+    if floor_median:
+        first += f"  {format_ratio(median / floor_median)}"
+    if not result.payload_bytes:  # produces nothing (the harness overhead): a rate would mean nothing
+        return Cell([first, "no payload"], fastest)
+    second = format_throughput(result.throughput_mb_s) if result.input_bytes else "-"
+    if result.size_ratio is not None:
+        second += f"  size {result.size_ratio:.2f}"
+    return Cell([first, second], fastest)
+
+
+def _fastest_per_format_and_tier(group: list[Result]) -> dict[tuple[str, str], Result]:
+    candidates: dict[tuple[str, str], list[Result]] = {}
+    for result in group:
+        if result.format != FLOOR[0] and result.median is not None:
+            candidates.setdefault((result.format, result.tier), []).append(result)
+    # A format with one implementation at a tier has nothing to beat: leave it unmarked.
+    return {key: min(found, key=lambda r: r.median) for key, found in candidates.items() if len(found) > 1}
+
+
+def memory_tables(selected: list[Result]) -> list[Table]:
+    tables = []
+    for kind, direction, group in _groups([r for r in selected if r.memory is not None]):
+        columns = tier_order(r.tier for r in group)
+        table = Table(
+            f"{kind}, {direction}: memory per op (tracemalloc)",
+            "Each cell: peak traced memory while one op runs, above the level before it, and its multiple "
+            "of the raw input bytes; bytes the op's result still holds when it returns (retained). "
+            "Memory a library allocates outside Python's allocators and numpy is not traced.",
+            columns,
+        )
+        for row, by_tier in _rows(group, table):
+            cells: list[Cell | None] = []
+            for tier in columns:
+                result = by_tier.get(tier)
+                if result is None:
+                    cells.append(None)
+                    continue
+                memory = result.memory
+                first = f"peak {format_bytes(memory.peak_bytes)}"
+                if result.input_bytes:
+                    first += f"  {format_ratio(memory.peak_bytes / result.input_bytes)}"
+                cells.append(Cell([first, f"retained {format_bytes(memory.retained_bytes)}"]))
+            table.rows.append((row, cells))
+        tables.append(table)
+    return tables
+
+
+def _groups(selected: list[Result]):
+    """(input kind, direction, results) in the order the file has them, encode before decode."""
+    kinds = list(dict.fromkeys(r.input for r in selected))
+    for kind in kinds:
+        for direction in ("encode", "decode"):
+            group = [r for r in selected if r.input == kind and r.direction == direction]
+            if group:
+                yield kind, direction, group
+
+
+def _rows(group: list[Result], table: Table):
+    """(FORMAT/IMPL, {tier: result}) with the formats in file order, baseline first."""
+    rows: dict[str, dict[str, Result]] = {}
+    for result in sorted(group, key=lambda r: r.format != FLOOR[0]):  # stable: file order otherwise
+        rows.setdefault(result.row, {})[result.tier] = result
+    previous_format = None
+    for index, (row, by_tier) in enumerate(rows.items()):
+        row_format = row.split("/")[0]
+        if previous_format is not None and row_format != previous_format:
+            table.group_starts.add(index)
+        previous_format = row_format
+        yield row, by_tier
+
+
+# ---------------------------------------------------------------- two files
+
+
+@dataclass
+class Change:
+    """One benchmark in BASE and NEW: medians, NEW/BASE ratio and pyperf's verdict."""
+
+    name: str
+    base: Result
+    new: Result
+    ratio: float | None  # median NEW / median BASE
+    significant: bool | None  # pyperf's t-test at 95%; None when a side has fewer than 2 values
+    t_score: float | None
+    verdict: str  # "slower", "faster", "same" or "unknown"
+
+
+def compare(base: ResultFile, new: ResultFile, min_change: float = DEFAULT_MIN_CHANGE,
+            names: Sequence[str] | None = None) -> list[Change]:
+    """Changes for the benchmarks present in both files, in NEW's order."""
+    changes = []
+    for new_result in new.results:
+        if names is not None and new_result.name not in names:
+            continue
+        base_result = base.get(new_result.name)
+        if base_result is None:
+            continue
+        changes.append(_change(base_result, new_result, min_change))
+    return changes
+
+
+def _change(base: Result, new: Result, min_change: float) -> Change:
+    if base.median is None or new.median is None:
+        return Change(new.name, base, new, None, None, None, "unknown")
+    ratio = new.median / base.median
+    significant, t_score = significance(base.values, new.values)
+    if significant is None:
+        verdict = "unknown"
+    elif not significant or abs(max(ratio, 1 / ratio) - 1) * 100 < min_change:
+        verdict = "same"
+    else:
+        verdict = "slower" if ratio > 1 else "faster"
+    return Change(new.name, base, new, ratio, significant, t_score, verdict)
+
+
+def significance(base_values: Sequence[float], new_values: Sequence[float]) -> tuple[bool | None, float | None]:
+    """pyperf's two-sample t-test (what `pyperf compare_to` prints); None with fewer than 2 values.
+
+    pyperf exposes it only as `pyperf._utils.is_significant`; its wrapper in `pyperf._compare`
+    calls one value against one value "significant", which would flag every --debug-single-value
+    run, so serialbench says "unknown" instead.
+    """
+    from pyperf._utils import is_significant
+
+    if len(base_values) < 2 or len(new_values) < 2:
+        return None, None
+    try:
+        return is_significant(list(base_values), list(new_values))
+    except ZeroDivisionError:  # both samples constant: significant exactly when they differ
+        return set(base_values) != set(new_values), None
+
+
+def change_tables(changes: list[Change], min_change: float) -> list[Table]:
+    by_name = {change.name: change for change in changes}
+    tables = []
+    for kind, direction, group in _groups([change.new for change in changes]):
+        columns = tier_order(r.tier for r in group)
+        table = Table(
+            f"{kind}, {direction}: BASE -> NEW, median time per op",
+            f"Each cell: median BASE -> NEW and pyperf's verdict (t-test at 95%; changes under {min_change:g}% "
+            "count as same). Marked: significantly slower or faster.",
+            columns,
+        )
+        for row, by_tier in _rows(group, table):
+            cells: list[Cell | None] = []
+            for tier in columns:
+                result = by_tier.get(tier)
+                cells.append(_change_cell(by_name[result.name]) if result is not None else None)
+            table.rows.append((row, cells))
+        tables.append(table)
+    return tables
+
+
+def _change_cell(change: Change) -> Cell:
+    base, new = change.base.median, change.new.median
+    if base is None or new is None:
+        return Cell(["not timed", "in BASE" if base is None else "in NEW"])
+    first = f"{format_time(base)} -> {format_time(new)}"
+    return Cell([first, describe_change(change)], change.verdict in ("slower", "faster"))
+
+
+def describe_change(change: Change) -> str:
+    ratio = change.ratio
+    if ratio is None:
+        return "not timed"
+    if change.verdict == "slower":
+        return f"{ratio:.2f}x slower"
+    if change.verdict == "faster":
+        return f"{1 / ratio:.2f}x faster"
+    percent = f"{(ratio - 1) * 100:+.1f}%"
+    if change.verdict == "unknown":
+        return f"? {percent}, 1 value"
+    return f"same {percent}" + ("" if change.significant else ", n.s.")
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def render_markdown(table: Table) -> str:
+    lines = [f"### {table.title}", "", table.legend, "", "| FORMAT/IMPL | " + " | ".join(table.columns) + " |",
+             "|---|" + "---:|" * len(table.columns)]
+    for row, cells in table.rows:
+        texts = []
+        for cell in cells:
+            if cell is None:
+                texts.append("-")
+                continue
+            parts = [part.replace("|", "\\|").replace("  ", " · ") for part in cell.lines]
+            if cell.marked:
+                parts[0] = f"**{parts[0]}**"
+            texts.append("<br>".join(parts))
+        lines.append(f"| {row} | " + " | ".join(texts) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def render_text(table: Table, legend: bool = True) -> str:
+    grid = []
+    for row, cells in table.rows:
+        texts = []
+        for cell in cells:
+            if cell is None:
+                texts.append(["-"])
+            else:
+                texts.append([f"* {cell.lines[0]}" if cell.marked else cell.lines[0], *cell.lines[1:]])
+        grid.append((row, texts))
+    label_width = max([len("FORMAT/IMPL")] + [len(row) for row, _ in grid])
+    widths = [max([len(column)] + [len(line) for _, texts in grid for line in texts[i]])
+              for i, column in enumerate(table.columns)]
+    header = "FORMAT/IMPL".ljust(label_width) + "".join("  " + c.rjust(w) for c, w in zip(table.columns, widths))
+    rule = "-" * len(header)
+    out = [table.title, *([_wrap(table.legend, max(len(header), 100))] if legend else []), rule, header, rule]
+    for index, (row, texts) in enumerate(grid):
+        if index in table.group_starts:
+            out.append("")
+        height = max(len(lines) for lines in texts)
+        for line_no in range(height):
+            label = row if line_no == 0 else ""
+            out.append(label.ljust(label_width) + "".join(
+                "  " + (lines[line_no] if line_no < len(lines) else "").rjust(width)
+                for lines, width in zip(texts, widths)))
+    out.append(rule)
+    return "\n".join(out) + "\n"
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))
+
+
+def header_lines(results: ResultFile, role: str = "") -> list[str]:
+    meta = results.metadata
+    commits = ", ".join(commit[:10] for commit in results.commits) or "unknown"
+    dates = sorted(str(run.get_metadata().get("date", ""))[:10] for r in results.results
+                   for run in r.benchmark.get_runs() if run.get_metadata().get("date"))
+    when = (dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}") if dates else "unknown date"
+    machine = f"{meta.get('cpu_model_name', 'unknown CPU')}, {meta.get('cpu_count', '?')} CPUs"
+    counts = sorted({len(r.values) for r in results.results})
+    values = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    values += " value" if counts == [1] else " values"
+    lines = [
+        f"{role}{results.path}: {len(results.results)} benchmarks, {values} each; commit {commits}"
+        + (" (dirty tree)" if results.dirty else "") + (" (runs appended from several commits)"
+                                                        if len(results.commits) > 1 else ""),
+        f"  {when}; {machine}; Python {str(meta.get('python_version', '?')).split(' ')[0]}; "
+        f"pyperf {meta.get('perf_version', '?')}",
+    ]
+    versions = results.library_versions()
+    if versions:
+        lines.append("  libraries: " + ", ".join(f"{name} {version}" for name, version in versions.items()))
+    if results.memory_path:
+        note = ""
+        if results.memory_commit and results.commits and results.memory_commit not in results.commits:
+            note = f" (measured at commit {results.memory_commit[:10]}, not the timing run's)"
+        lines.append(f"  memory per op: {results.memory_path}{note}")
+    return lines
+
+
+# ---------------------------------------------------------------- command line
+
+
+def select_results(results: ResultFile, patterns: Sequence[str], tiers: str | None, inputs: str | None) -> list[Result]:
+    """The results that the -b, --tier and --input filters select; a filter that selects nothing is an error."""
+    wanted = {}
+    for option, words_text, key in (("--tier", tiers, "tier"), ("--input", inputs, "input")):
+        if words_text is None:
+            continue
+        present = list(dict.fromkeys(getattr(r, key) for r in results.results))
+        words = [word.strip() for word in words_text.split(",") if word.strip()]
+        unknown = [word for word in words if word not in present]
+        if unknown or not words:
+            raise UsageError(f"{option} {words_text!r}: {', '.join(unknown) or 'empty'} not in {results.path}; "
+                             f"it has: {', '.join(present)}")
+        wanted[key] = words
+    for pattern in patterns:
+        if not any(name_matches(r.name, pattern) for r in results.results):
+            raise UsageError(f"-b {pattern!r} matches no benchmark in {results.path}; names are "
+                             "FORMAT/IMPL/INPUT/TIER")
+    return filter_results(results.results, patterns, wanted.get("tier"), wanted.get("input"))
+
+
+def filter_results(results: Sequence[Result], patterns: Sequence[str], tiers: Sequence[str] | None,
+                   inputs: Sequence[str] | None) -> list[Result]:
+    return [r for r in results
+            if (not patterns or any(name_matches(r.name, p) for p in patterns))
+            and (tiers is None or r.tier in tiers) and (inputs is None or r.input in inputs)]
+
+
+def _output_opener(path: str | None, force: bool, what: str) -> Callable[[str], object] | None:
+    if path is None:
+        return None
+    if os.path.isdir(path):
+        raise UsageError(f"{what} {path} is a directory; give a file name")
+    if os.path.exists(path) and not force:
+        raise UsageError(f"{what} {path} exists; pass --force to overwrite it or choose another name")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UsageError(f"{what} {path}: directory {directory} does not exist")
+    return lambda mode: open(path, mode if not force else mode.replace("x", "w"), encoding="utf-8")
+
+
+def run(argv: list[str]) -> int:
+    cli = parser("report", "Tables (and a plot) of one result file, or the change from BASE to NEW.")
+    cli.add_argument("files", nargs="+", metavar="RESULTS.json",
+                     help="one result file, or two: BASE.json NEW.json")
+    cli.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown to FILE")
+    cli.add_argument("--plot", metavar="FILE.png", help="draw time per op against tier (PNG, SVG or PDF)")
+    cli.add_argument("-b", "--benchmark", dest="patterns", action="append", default=[], metavar="GLOB",
+                     help="only benchmarks whose FORMAT/IMPL/INPUT/TIER name matches (repeatable)")
+    cli.add_argument("--tier", metavar="T[,T]", help="only these tiers")
+    cli.add_argument("--input", metavar="I[,I]", help="only these input kinds")
+    cli.add_argument("--min-change", type=float, default=DEFAULT_MIN_CHANGE, metavar="PCT",
+                     help=f"two files: smaller significant changes count as same (default {DEFAULT_MIN_CHANGE:g})")
+    cli.add_argument("--force", action="store_true", help="overwrite the --markdown and --plot files")
+    args = cli.parse_args(argv)
+    if len(args.files) > 2:
+        raise UsageError(f"report takes one result file or two (BASE NEW), not {len(args.files)}")
+    if args.plot and not args.plot.lower().endswith(PLOT_SUFFIXES):
+        raise UsageError(f"--plot {args.plot}: the name must end in {', '.join(PLOT_SUFFIXES)}")
+    if args.min_change < 0:
+        raise UsageError(f"--min-change {args.min_change:g}: give a percentage of 0 or more")
+    open_markdown = _output_opener(args.markdown, args.force, "--markdown")
+    _output_opener(args.plot, args.force, "--plot")
+
+    loaded = [load(path) for path in args.files]
+    if len(loaded) == 1:
+        selected = select_results(loaded[0], args.patterns, args.tier, args.input)
+        head = header_lines(loaded[0])
+        tables = timing_tables(loaded[0], selected) + memory_tables(selected)
+        notes = _single_notes(loaded[0], selected)
+    else:
+        base, new = loaded
+        selected = select_results(new, args.patterns, args.tier, args.input)
+        changes = compare(base, new, args.min_change, names={r.name for r in selected})
+        head = header_lines(base, "BASE ") + header_lines(new, "NEW  ")
+        tables = change_tables(changes, args.min_change)
+        base_selected = filter_results(base.results, args.patterns, _words(args.tier), _words(args.input))
+        notes = _change_notes(changes, selected, base_selected)
+    if not tables:
+        raise UsageError("nothing to report: the selection is empty" if len(loaded) == 1 else
+                         f"{args.files[0]} and {args.files[1]} have no benchmark in common")
+
+    print("\n".join(head))
+    legends_shown = set()
+    for table in tables:
+        print()
+        print(render_text(table, legend=table.legend not in legends_shown), end="")
+        legends_shown.add(table.legend)
+    for note in notes:
+        print(note)
+    if open_markdown:
+        with open_markdown("x") as out:
+            out.write(markdown_document(head, tables, notes))
+        print(f"markdown: {args.markdown}")
+    if args.plot:
+        from serialbench.plot import plot_results
+
+        plot_results(loaded[-1], selected, args.plot, base=loaded[0] if len(loaded) == 2 else None)
+        print(f"plot: {args.plot}")
+    return 0
+
+
+def markdown_document(head: list[str], tables: list[Table], notes: list[str]) -> str:
+    parts = ["## serialbench report", "", "\n".join(f"    {line}" for line in head), ""]
+    for table in tables:
+        parts.append(render_markdown(table))
+    if notes:
+        parts.extend(f"- {note}" for note in notes)
+        parts.append("")
+    return "\n".join(parts)
+
+
+def _single_notes(results: ResultFile, selected: list[Result]) -> list[str]:
+    notes = []
+    untimed = [r.name for r in selected if r.median is None]
+    if untimed:
+        notes.append(f"no timing values (partial run?): {', '.join(untimed)}")
+    floorless = sorted({f"{r.input}/{r.tier}" for r in selected if r.median is not None and not results.floor(r)})
+    if floorless:
+        notes.append(f"no {FLOOR[0]}/{FLOOR[1]} in this file for {', '.join(floorless)}: "
+                     "multiples of the memcpy floor left out")
+    return notes
+
+
+def _words(text: str | None) -> list[str] | None:
+    return None if text is None else [word.strip() for word in text.split(",") if word.strip()]
+
+
+def _change_notes(changes: list[Change], selected: list[Result], base_selected: list[Result]) -> list[str]:
+    notes = []
+    for verdict in ("slower", "faster"):
+        flagged = sorted((c for c in changes if c.verdict == verdict), key=lambda c: c.ratio,
+                         reverse=verdict == "slower")
+        if flagged:
+            notes.append(f"{verdict} in NEW ({len(flagged)}): " + ", ".join(
+                f"{c.name} {describe_change(c).split()[0]}" for c in flagged))
+    same = sum(1 for c in changes if c.verdict == "same")
+    unknown = sum(1 for c in changes if c.verdict == "unknown")
+    notes.append(f"{same} of {len(changes)} benchmarks unchanged" + (
+        f"; {unknown} without a verdict (a side has fewer than 2 values)" if unknown else ""))
+    compared = {c.name for c in changes}
+    only_new = [r.name for r in selected if r.name not in compared]
+    only_base = [r.name for r in base_selected if r.name not in compared]
+    if only_new:
+        notes.append(f"only in NEW: {', '.join(only_new)}")
+    if only_base:
+        notes.append(f"only in BASE: {', '.join(only_base)}")
+    return notes
+
+
+if __name__ == "__main__":
+    sys.exit(run(sys.argv[1:]))
