@@ -146,12 +146,18 @@ def serialbench_env(env, *args):
 # Every command that reads result files (through serialbench/results.py) answers a file it cannot
 # use with one line and exit status 2, never a traceback. A command not in this version is skipped.
 
-def available(command: str) -> bool:
+def command_line(command: str) -> list[str] | None:
+    """How to run a command: `python -m serialbench COMMAND`, or its own module while it is not yet
+    one of serialbench's commands (`memory`); None when this version has neither."""
     import importlib.util
 
     from serialbench.__main__ import COMMANDS
 
-    return command in COMMANDS and importlib.util.find_spec(COMMANDS[command][0]) is not None
+    if command in COMMANDS and importlib.util.find_spec(COMMANDS[command][0]) is not None:
+        return ["-m", "serialbench", command]
+    if importlib.util.find_spec(f"serialbench.{command}") is not None:
+        return ["-m", f"serialbench.{command}"]
+    return None
 
 
 @pytest.fixture(scope="module")
@@ -203,19 +209,25 @@ EXPECTED = {"truncated": "truncated", "foreign-pyperf": "not written by serialbe
             "missing": "no such file"}
 # `compare` takes git revisions and writes its own files: it reads no file a user hands it.
 READERS = {
-    "report": lambda bad, good: [["report", bad], ["report", good, bad], ["report", bad, good]],
-    "memory": lambda bad, good: [["memory", bad]],
+    "report": lambda bad, good: [[bad], [good, bad], [bad, good]],
+    "memory": lambda bad, good: [[bad]],
 }
 
 
 @pytest.mark.parametrize("command", list(READERS))
 def test_every_command_reading_results_gives_one_line_for_a_bad_file(command, good_results, tmp_path):
+    import subprocess
+    import sys
+
     from tests.helpers import assert_one_line_usage_error
 
-    if not available(command):
+    prefix = command_line(command)
+    if prefix is None:
         pytest.skip(f"no {command} command in this version")
     for kind, bad in bad_files(tmp_path, good_results).items():
         for argv in READERS[command](bad, good_results):
-            message = assert_one_line_usage_error(serialbench(*argv))
+            done = subprocess.run([sys.executable, *prefix, *map(str, argv)], cwd=PROJECT_ROOT,
+                                  capture_output=True, timeout=600)
+            message = assert_one_line_usage_error(done)
             assert str(bad) in message, (kind, argv, message)
             assert EXPECTED.get(kind, "") in message, (kind, argv, message)
