@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from serialbench.errors import UsageError
@@ -402,17 +402,19 @@ def filter_results(results: Sequence[Result], patterns: Sequence[str], tiers: Se
             and (tiers is None or r.tier in tiers) and (inputs is None or r.input in inputs)]
 
 
-def _output_opener(path: str | None, force: bool, what: str) -> Callable[[str], object] | None:
+def check_output(path: str | None, force: bool, what: str, inputs: Sequence[str]) -> None:
+    """Refuse an output that exists (without --force), is a directory, or is one of the result files."""
     if path is None:
-        return None
+        return
     if os.path.isdir(path):
         raise UsageError(f"{what} {path} is a directory; give a file name")
+    if any(os.path.exists(source) and os.path.exists(path) and os.path.samefile(source, path) for source in inputs):
+        raise UsageError(f"{what} {path} is one of the result files being read; choose another name")
     if os.path.exists(path) and not force:
         raise UsageError(f"{what} {path} exists; pass --force to overwrite it or choose another name")
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise UsageError(f"{what} {path}: directory {directory} does not exist")
-    return lambda mode: open(path, mode if not force else mode.replace("x", "w"), encoding="utf-8")
 
 
 def run(argv: list[str]) -> int:
@@ -435,8 +437,8 @@ def run(argv: list[str]) -> int:
         raise UsageError(f"--plot {args.plot}: the name must end in {', '.join(PLOT_SUFFIXES)}")
     if args.min_change < 0:
         raise UsageError(f"--min-change {args.min_change:g}: give a percentage of 0 or more")
-    open_markdown = _output_opener(args.markdown, args.force, "--markdown")
-    _output_opener(args.plot, args.force, "--plot")
+    check_output(args.markdown, args.force, "--markdown", args.files)
+    check_output(args.plot, args.force, "--plot", args.files)
 
     loaded = [load(path) for path in args.files]
     if len(loaded) == 1:
@@ -464,14 +466,19 @@ def run(argv: list[str]) -> int:
         legends_shown.add(table.legend)
     for note in notes:
         print(note)
-    if open_markdown:
-        with open_markdown("x") as out:
+    if args.markdown:
+        with open(args.markdown, "w" if args.force else "x", encoding="utf-8") as out:
             out.write(markdown_document(head, tables, notes))
         print(f"markdown: {args.markdown}")
     if args.plot:
+        if not any(r.median is not None for r in selected):
+            raise UsageError(f"--plot {args.plot}: no benchmark in the selection has timing values")
         from serialbench.plot import plot_results
 
-        plot_results(loaded[-1], selected, args.plot, base=loaded[0] if len(loaded) == 2 else None)
+        try:
+            plot_results(loaded[-1], selected, args.plot, base=loaded[0] if len(loaded) == 2 else None)
+        except OSError as exc:
+            raise UsageError(f"--plot {args.plot}: cannot write it ({exc.strerror or exc})") from None
         print(f"plot: {args.plot}")
     return 0
 
