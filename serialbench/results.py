@@ -181,6 +181,10 @@ def _result(path: str, bench: pyperf.Benchmark) -> Result:
     if "serialbench_format" not in metadata:
         raise UsageError(f"{path}: benchmark {name!r} has no serialbench metadata; this pyperf file was not "
                          "written by serialbench (give a file from 'python -m serialbench -o FILE')")
+    disagreeing = [key for key in missing if any(key in run.get_metadata() for run in bench.get_runs())]
+    if disagreeing:
+        raise UsageError(f"{path}: the runs of {name!r} disagree on {', '.join(disagreeing)}: runs appended from "
+                         "another serialbench version; keep them in separate files")
     if missing:
         raise UsageError(f"{path}: benchmark {name!r} lacks {', '.join(missing)}: written by an older "
                          "serialbench; re-run it with this version")

@@ -100,6 +100,7 @@ def test_gzip_result_files_load(result_file, tmp_path):
     ("older serialbench", "older serialbench"),
     ("newer serialbench", "newer serialbench"),
     ("renamed benchmark", "does not match its metadata"),
+    ("appended from another version", "disagree on payload_bytes"),
 ])
 def test_refused_files_raise_one_usage_error(problem, expected, result_file, tmp_path):
     path = tmp_path / "bad.json"
@@ -126,6 +127,14 @@ def test_refused_files_raise_one_usage_error(problem, expected, result_file, tmp
         edited(result_file, path, lambda data: data["metadata"].update(serialbench_results_format=RESULTS_FORMAT + 1))
     elif problem == "renamed benchmark":
         edited(result_file, path, lambda data: data["benchmarks"][0]["metadata"].update(name="x/y/float32/1K"))
+    elif problem == "appended from another version":
+        def disagree(data):
+            bench = data["benchmarks"][0]
+            payload = bench["metadata"].pop("payload_bytes", None) or data["metadata"].pop("payload_bytes")
+            bench["runs"].append(json.loads(json.dumps(bench["runs"][0])))
+            bench["runs"][0].setdefault("metadata", {})["payload_bytes"] = payload
+            bench["runs"][1].setdefault("metadata", {})["payload_bytes"] = payload + 1
+        edited(result_file, path, disagree)
     with pytest.raises(UsageError, match=expected) as caught:
         load(path)
     assert "\n" not in str(caught.value)
