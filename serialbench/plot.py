@@ -37,7 +37,7 @@ def plot_results(results: ResultFile, selected: Sequence[Result], path: str, bas
     # A row with a long legend (tfserving-grpc has a dozen implementations) gets the height it needs.
     # A few rows (a filtered report) get larger panels.
     scale = 1.25 if len(rows) <= 2 else 1.0
-    heights = [max(PANEL_H * scale, 0.16 * (_legend_entries(timed, row) + 2)) for row in rows]
+    heights = [max(PANEL_H * scale, 0.17 * (_legend_entries(timed, row) + 2)) for row in rows]
     figure, axes = plt.subplots(len(rows), len(kinds), squeeze=False, sharey="col", dpi=120,
                                 figsize=(PANEL_W * scale * len(kinds) + LEGEND_W, sum(heights) + 0.9),
                                 gridspec_kw={"height_ratios": heights})

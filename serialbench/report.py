@@ -48,6 +48,7 @@ class Table:
 
 
 def format_time(seconds: float) -> str:
+    seconds = float(f"{seconds:.3g}")  # 999.7 us is 1.00 ms, 99.99 us is 100 us
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
         if seconds >= scale:
             return f"{_three_digits(seconds / scale)} {unit}"
@@ -55,6 +56,7 @@ def format_time(seconds: float) -> str:
 
 
 def format_bytes(count: float) -> str:
+    count = float(f"{count:.3g}")
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
         if count >= scale:
             return f"{_three_digits(count / scale)} {unit}"
@@ -70,7 +72,7 @@ def format_ratio(ratio: float) -> str:
 
 
 def format_throughput(mb_s: float) -> str:
-    return f"{mb_s:,.0f} MB/s" if mb_s >= 100 else f"{_three_digits(mb_s)} MB/s"
+    return f"{mb_s:,.0f} MB/s" if mb_s >= 99.5 else f"{_three_digits(float(f'{mb_s:.3g}'))} MB/s"
 
 
 def _three_digits(value: float) -> str:
