@@ -89,21 +89,21 @@ def select(
     for case in cases:
         missing = case.missing_requirement()
         if missing:
-            if any(_matches(case_pattern(case), p) for p in patterns) or not patterns:
+            if any(name_matches(case_pattern(case), p) for p in patterns) or not patterns:
                 warn(f"{case.label}: left out, module {missing!r} is not installed")
             continue
         available.append(case)
     benchmarks = all_benchmarks(available, input_list, tier_list)
     if patterns:
         for pattern in patterns:
-            if not any(_matches(b.name, pattern) for b in benchmarks):
+            if not any(name_matches(b.name, pattern) for b in benchmarks):
                 why = "".join(f"; {reason}" for reason in unsupported_reasons(available, input_list, tier_list,
                                                                              [pattern]))
                 raise UsageError(
                     f"-b {pattern!r} matches no benchmark{why}; names are FORMAT/IMPL/INPUT/TIER, "
                     "see 'python -m serialbench list'"
                 )
-        benchmarks = [b for b in benchmarks if any(_matches(b.name, p) for p in patterns)]
+        benchmarks = [b for b in benchmarks if any(name_matches(b.name, p) for p in patterns)]
     for reason in unsupported_reasons(available, input_list, tier_list, patterns):
         warn(reason)
     return benchmarks, available
@@ -117,7 +117,7 @@ def unsupported_reasons(cases: Sequence[Case], inputs: Sequence[str], tiers: Seq
         for case in cases
         for kind, reason in case.unsupported.items()
         if kind in inputs and (not patterns or any(
-            _matches(f"{case.format}/{case.impl}/{kind}/{tier}", p) for tier in tiers for p in patterns))
+            name_matches(f"{case.format}/{case.impl}/{kind}/{tier}", p) for tier in tiers for p in patterns))
     ]
 
 
@@ -125,12 +125,18 @@ def case_pattern(case: Case) -> str:
     return f"{case.format}/{case.impl}/x/x"
 
 
-def _matches(name: str, pattern: str) -> bool:
-    # "triton-binary/*" is meant to cover every input and tier, so a pattern with fewer than
-    # four words matches the leading words of the name.
-    words = pattern.count("/") + 1
-    prefix = "/".join(name.split("/")[:words])
-    return fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(prefix, pattern)
+def name_matches(name: str, pattern: str) -> bool:
+    """Whether a benchmark name matches a -b pattern, word by word.
+
+    Each `/`-separated word of the pattern is a glob for the same word of the name, so `*` never
+    runs across a `/` (`kserve-*/[!d]*` leaves out decoders). A pattern with fewer than four words
+    matches the leading words: `triton-binary/*` covers every input and tier.
+    """
+    pattern_words = pattern.split("/")
+    name_words = name.split("/")
+    if len(pattern_words) > len(name_words):
+        return False
+    return all(fnmatch.fnmatchcase(word, glob) for word, glob in zip(name_words, pattern_words))
 
 
 def _check_unique(cases: Sequence[Case]) -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from serialbench.errors import UsageError
 from serialbench.listing import parser
-from serialbench.registry import _matches as name_matches
+from serialbench.registry import name_matches
 from serialbench.results import FLOOR, Result, ResultFile, load, tier_order
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")

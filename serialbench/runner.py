@@ -49,6 +49,8 @@ def _forward_filters(cmd: list[str], args) -> None:
         cmd.extend(["--input", args.input])
     for directory in args.case_dirs:
         cmd.extend(["--cases", str(Path(directory).resolve())])
+    if args.malloc_default:
+        cmd.append("--malloc-default")
     cmd.extend(["--serialbench-commit", args.serialbench_commit, "--serialbench-dirty", str(args.serialbench_dirty)])
 
 
@@ -61,6 +63,8 @@ def make_runner() -> pyperf.Runner:
     parser = runner.argparser
     parser.prog = "python -m serialbench"
     add_filter_arguments(parser)
+    parser.add_argument("--malloc-default", action="store_true",
+                        help="keep glibc's default malloc trimming in workers (see steady_allocator)")
     parser.add_argument("--serialbench-commit", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--serialbench-dirty", type=int, default=None, help=argparse.SUPPRESS)
     parser.error = _usage_error  # one line and exit status 2, not argparse's usage block
@@ -92,9 +96,32 @@ def run(argv: list[str]) -> int:
     if not is_worker and not args.output and not args.append and not args.compare_to:
         args.output = str(unique_results_path(args.serialbench_commit, bool(args.serialbench_dirty)))
 
+    runner.metadata["serialbench_malloc"] = "default" if args.malloc_default else "steady"
     if is_worker:
+        if not args.malloc_default:
+            steady_allocator()
         return _run_worker(runner, benchmarks, cases, args.worker_task)
     return _run_main(runner, benchmarks, args)
+
+
+def steady_allocator() -> bool:
+    """Keep freed memory in the worker, as the allocator of a warm, long-running client does.
+
+    With glibc's defaults, an op that frees multi-MB buffers hands them back to the kernel after
+    each call (heap trim, or munmap of an mmapped chunk) and page-faults them in again on the
+    next: at 1M that measured ~2,000 faults per call (~13 us each on these VMs), and identical
+    bytes timed up to 30x apart depending on each worker's allocation history. Raising both
+    thresholds makes the time the serializer's own. `--malloc-default` measures glibc as is.
+    """
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # not glibc: nothing to tune
+        return False
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    mmap_threshold_max = 4 * 1024 * 1024 * ctypes.sizeof(ctypes.c_long)  # glibc's ceiling: 32 MB
+    return bool(mallopt(m_trim_threshold, 1 << 30)) and bool(mallopt(m_mmap_threshold, mmap_threshold_max))
 
 
 def unique_results_path(commit: str, dirty: bool) -> Path:

@@ -40,7 +40,7 @@ from serialbench.fidelity import (
 )
 from serialbench.inputs import INPUT_KINDS, TIERS, Payload, Tensor, default_inputs, make_payload
 from serialbench.listing import parser
-from serialbench.registry import CaseFailed, _matches, find_case, parse_list, select, unsupported_reasons
+from serialbench.registry import CaseFailed, find_case, name_matches, parse_list, select, unsupported_reasons
 from serialbench.runner import add_filter_arguments
 
 DEFAULT_TIER = "1K"  # what round-trips does not depend on size; --tier checks other sizes
@@ -208,8 +208,8 @@ def plan(cases: Sequence[Case], kinds: Sequence[str], tiers: Sequence[str], edge
 
 def _row_matches(row: Row, pattern: str) -> bool:
     if row.tier is None:  # an edge input has no tier: match FORMAT/IMPL/INPUT, whatever the pattern's tier
-        return _matches(row.name, "/".join(pattern.split("/")[:3]))
-    return _matches(row.name, pattern)
+        return name_matches(row.name, "/".join(pattern.split("/")[:3]))
+    return name_matches(row.name, pattern)
 
 
 def verdict_text(c: Check) -> str:

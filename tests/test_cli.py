@@ -35,11 +35,16 @@ def test_list_shows_the_first_cases_at_four_tiers_for_their_inputs():
 
 def test_list_is_in_a_stable_order_and_filters_combine():
     assert listed() == listed()
-    names = listed("-b", "triton-binary/*", "--tier", "1K,1M", "--input", "int32x3")
-    assert names == [
-        f"triton-binary/{impl}/int32x3/{tier}"
-        for impl in ("struct-pack", "join", "tritonclient") for tier in ("1K", "1M")
-    ]
+    names = listed("-b", "triton-binary/struct-pack", "-b", "triton-binary/join", "--tier", "1K,1M",
+                   "--input", "int32x3")
+    expected = [f"triton-binary/{impl}/int32x3/{tier}" for impl in ("struct-pack", "join") for tier in ("1K", "1M")]
+    assert names == expected
+
+
+def test_a_glob_word_never_runs_across_a_slash():
+    names = listed("-b", "triton-binary/[!d]*", "--tier", "1K", "--input", "float32")
+    assert names and not any("/decode-" in name for name in names)
+    assert all(name.startswith("triton-binary/") for name in names)
 
 
 def test_dump_writes_the_exact_body_and_prints_its_http_headers(tmp_path):

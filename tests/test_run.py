@@ -46,6 +46,7 @@ def test_each_benchmark_carries_the_metadata_contract(result_file):
         assert (metadata["serialbench_input"], metadata["serialbench_tier"]) == (kind, tier)
         assert metadata["serialbench_direction"] == "encode"
         assert metadata["numpy_version"]
+        assert metadata["serialbench_malloc"] == "steady"
         assert bench.median() > 0
 
 
