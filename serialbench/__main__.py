@@ -18,6 +18,7 @@ COMMANDS = {
     "dump": ("serialbench.dump", "write the exact wire body of one benchmark"),
     "verify": ("serialbench.verify", "check that every case decodes back to its input"),
     "report": ("serialbench.report", "tables and plots of one result file, or of BASE vs NEW"),
+    "memory": ("serialbench.memory", "memory per op of a result file's benchmarks (a separate tracemalloc pass)"),
     "profile": ("serialbench.profile", "run one benchmark under a profiler"),
     "compare": ("serialbench.compare", "interleaved A/B timing of two git revisions"),
     "calibrate": ("serialbench.calibrate", "A/A and injected-slowdown self-check of compare"),

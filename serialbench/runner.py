@@ -21,6 +21,7 @@ from serialbench.case import PROJECT_ROOT
 from serialbench.errors import UsageError
 from serialbench.gitinfo import commit_and_dirty
 from serialbench.registry import Benchmark, CaseFailed, Prepared, prepare, select
+from serialbench.results import RESULTS_FORMAT
 
 RESULTS_DIR = PROJECT_ROOT / "results"
 # Tiers cheap enough that a `for` loop's overhead would show: unroll ten calls per iteration.
@@ -96,6 +97,7 @@ def run(argv: list[str]) -> int:
     if not is_worker and not args.output and not args.append and not args.compare_to:
         args.output = str(unique_results_path(args.serialbench_commit, bool(args.serialbench_dirty)))
 
+    runner.metadata["serialbench_results_format"] = RESULTS_FORMAT
     runner.metadata["serialbench_malloc"] = "default" if args.malloc_default else "steady"
     if is_worker:
         if not args.malloc_default:
