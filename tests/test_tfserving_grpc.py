@@ -189,7 +189,3 @@ def test_tf_make_ndarray_reads_every_encode_case_back_to_its_input(tensorflow_ch
 
 def test_decode_make_ndarray_returns_its_input(tensorflow_checks):
     assert tensorflow_checks["decode_failures"] == []
-
-
-def test_this_test_process_never_imported_tensorflow():
-    assert "tensorflow" not in sys.modules
