@@ -22,6 +22,7 @@ COMMANDS = {
     "profile": ("serialbench.profile", "run one benchmark under a profiler"),
     "compare": ("serialbench.compare", "interleaved A/B timing of two git revisions"),
     "calibrate": ("serialbench.calibrate", "A/A and injected-slowdown self-check of compare"),
+    "budget": ("serialbench.budget", "wall time of the --fast suite, one format and compare on this machine"),
 }
 
 

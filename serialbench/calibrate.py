@@ -6,9 +6,10 @@ and one per requested slowdown, whose ops do that much more work. Then it asks c
 statistics the usual question of each pair: an A/A benchmark flagged as changed is a false
 positive; a slowed-down benchmark called "slower" is a detection.
 
-The extra work is a pure-Python counting loop whose length is measured, outside the timed region,
-to take the requested fraction of the wrapped op's own CPU time (a fractional loop length is
-spread over a cycle of 100 calls, so 5% of a 100 ns op is honoured on average).
+The extra work for a cheap op is the op itself, called again on as many of the calls (over a
+cycle of 100; a value holds hundreds) as make the requested fraction of the wrapped op's CPU time,
+both measured outside the timed region. An op slower than 100 us, of which a value holds few
+calls, instead counts on every call through a pure-Python loop measured to take that fraction.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from serialbench.compare import (
     compare_session,
     filter_args,
     format_change,
+    interrupt_on_sigterm,
     list_benchmarks,
     parse_percent,
     time_rounds,
@@ -39,7 +41,7 @@ from serialbench.listing import parser as make_parser
 
 SELECTION_SIZE = 20
 DEFAULT_TIERS = "1K,10K,100K"  # 1M ops take up to seconds each: too slow for a 10-minute self-check
-SLOWDOWNS = "10,5"
+SLOWDOWNS = "10"  # "10,5" adds a variant: a third more time
 FORMAT_PREFIX = "calibrate-"
 
 # The generated case module: every case of the tree, renamed FORMAT_PREFIX + format, its op slowed
@@ -56,14 +58,16 @@ from serialbench.case import BUILTIN_CASES_DIR, discover
 
 SLOWDOWN = {slowdown!r}
 PREFIX = {prefix!r}
+CHEAP = 100e-6  # seconds per call below which a value holds hundreds of calls
 
 
-def _per_call(function, seconds=0.02):
-    clock, calls, started = time.process_time, 0, time.process_time()
-    while clock() - started < seconds:
+def _per_call(function, seconds=0.02, calls=3):
+    function()  # warm
+    clock, done, started = time.process_time, 0, time.process_time()
+    while done < calls or clock() - started < seconds:
         function()
-        calls += 1
-    return (clock() - started) / calls
+        done += 1
+    return (clock() - started) / done
 
 
 def _spin_seconds_per_iteration(iterations=200_000):
@@ -73,19 +77,29 @@ def _spin_seconds_per_iteration(iterations=200_000):
     return (time.process_time() - started) / iterations
 
 
+def _spread(per_call):
+    """Integer counts over a cycle of 100 calls whose mean is per_call."""
+    return [math.floor((i + 1) * per_call) - math.floor(i * per_call) for i in range(100)]
+
+
 def _slowed(setup):
     def slowed_setup(*args):
         op = setup(*args)
-        cycle = itertools.repeat(0).__next__
+        again = spin = itertools.repeat(0).__next__
 
         def slowed_op():
-            for _ in range(cycle()):
+            for _ in range(spin()):
                 pass
+            for _ in range(again()):
+                op()
             return op()
 
         # Measured the same way in every module, so that only SLOWDOWN differs between them.
-        extra = SLOWDOWN * _per_call(slowed_op) / _spin_seconds_per_iteration()
-        cycle = itertools.cycle([math.floor((i + 1) * extra) - math.floor(i * extra) for i in range(100)]).__next__
+        seconds, op_seconds = _per_call(slowed_op), _per_call(op)
+        if seconds < CHEAP:  # the op itself again, on as many calls as make SLOWDOWN of slowed_op's time
+            again = itertools.cycle(_spread(SLOWDOWN * seconds / op_seconds)).__next__
+        else:  # few calls per value: every call counts for SLOWDOWN of its time
+            spin = itertools.cycle(_spread(SLOWDOWN * seconds / _spin_seconds_per_iteration())).__next__
         return slowed_op
 
     return slowed_setup
@@ -172,6 +186,7 @@ def run(argv: list[str]) -> int:
     timing = check_timing_arguments(args)
     min_effect = parse_percent(args.min_effect)
     slowdowns = parse_slowdowns(args.slowdown)
+    interrupt_on_sigterm()
 
     def say(message: str) -> None:
         print(message, file=sys.stderr, flush=True)

@@ -1,12 +1,15 @@
 """`python -m serialbench compare BASE [HEAD]`: did this change make the selected benchmarks cheaper?
 
 Both revisions are checked out into temporary git worktrees (HEAD, by default, is a snapshot of the
-work tree with its uncommitted changes), at paths of the same length, and run with this interpreter
-and environment. The timing alternates between them in small slices: for each round and each
-benchmark, one pyperf worker of BASE and one of HEAD, back to back, the order flipping every
-round, with the same loop count. A burst of load or a slow drift of the machine then falls on
-both alike, and each round gives one paired ratio. serialbench/stats.py turns the rounds into a
-change with a confidence interval and a verdict. Both pyperf result files stay in results/.
+work tree with its uncommitted changes, so that edits made meanwhile do not leak in), at paths of
+the same length, and run with this interpreter and environment. The timing alternates between them
+in small slices: for each round and each benchmark, one worker process of BASE and one of HEAD,
+back to back, the order flipping every round, with the same loop count. A burst of load or a slow
+drift of the machine then falls on both alike, and each round gives one paired ratio;
+serialbench/stats.py turns the rounds into a change, a confidence interval and a verdict. The
+worker is the runner's timing loop on CPU time, in a heap laid out at random (see WORKER); its runs
+are pyperf runs, and both result files stay in results/ (run i of a benchmark in one file ran in
+the same round as run i in the other).
 
 `--instructions` counts instructions per op under callgrind instead (serialbench/instructions.py).
 """
@@ -17,6 +20,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -28,7 +32,7 @@ from pathlib import Path
 
 import pyperf
 
-from serialbench import stats
+from serialbench import results, stats
 from serialbench.case import PROJECT_ROOT
 from serialbench.errors import UsageError
 from serialbench.listing import parser as make_parser
@@ -45,7 +49,7 @@ WORKER_TIMEOUT = 900
 
 @dataclass(frozen=True)
 class Tree:
-    """One revision, ready to run: `python -m serialbench` in `root`, with `case_dirs`."""
+    """One revision, ready to run: serialbench runs from `root`, with `case_dirs`."""
 
     label: str  # BASE or HEAD
     revision: str  # as the user named it
@@ -277,8 +281,7 @@ warmups = [sample(loops) for _ in range(request["warmups"])]
 values = [sample(loops) for _ in range(request["values"])]
 calls = loops * inner
 metadata = runner.benchmark_metadata(bench, prepared)
-metadata.update(name=bench.name, loops=loops, serialbench_clock="process_time", serialbench_malloc="steady",
-                serialbench_commit=request["commit"], serialbench_dirty=int(request["dirty"]))
+metadata.update(request["metadata"], name=bench.name, loops=loops)
 if inner > 1:
     metadata["inner_loops"] = inner
 run = pyperf.Run([v / calls for v in values], warmups=[(loops, w / calls) for w in warmups], metadata=metadata)
@@ -297,7 +300,10 @@ def run_worker(tree: Tree, name: str, scratch: Path, timing: Timing, loops: int 
     output = scratch / f"worker-{time.monotonic_ns()}.json"
     request = {"name": name, "input": kind, "tier": tier, "case_dirs": list(tree.case_dirs), "loops": loops or 0,
                "values": timing.values, "warmups": timing.warmups, "min_time": timing.min_time,
-               "commit": tree.commit, "dirty": tree.dirty, "output": str(output)}
+               "output": str(output), "metadata": {
+                   "serialbench_commit": tree.commit, "serialbench_dirty": int(tree.dirty),
+                   "serialbench_results_format": results.RESULTS_FORMAT,
+                   "serialbench_clock": "process_time", "serialbench_malloc": "steady"}}
     try:
         done = subprocess.run([sys.executable, "-c", WORKER, json.dumps(request)], cwd=tree.root,
                               env={**os.environ, **STEADY_MALLOC}, capture_output=True, text=True,
@@ -333,6 +339,7 @@ def time_rounds(trees: Sequence[Tree], names: Sequence[str], rounds: int, timing
     session = Session(trees, list(names), {tree.label: {} for tree in trees})
     started = time.monotonic()
     loops: dict[str, int] = {}
+    timings: dict[str, Timing] = {}
     with tempfile.TemporaryDirectory(prefix="serialbench-workers-") as tmp:
         scratch = Path(tmp)
         try:
@@ -340,6 +347,7 @@ def time_rounds(trees: Sequence[Tree], names: Sequence[str], rounds: int, timing
                 try:
                     calibration = run_worker(trees[0], name, scratch, replace(timing, values=1, warmups=0), None)
                     loops[name] = int(calibration.get_runs()[0].get_metadata()["loops"])
+                    timings[name] = _timing_for(calibration, timing)
                 except WorkerFailed as exc:
                     _fail(session, name, str(exc), say)
             say(f"calibrated {len(loops)} benchmarks in {time.monotonic() - started:.0f} s; "
@@ -351,7 +359,8 @@ def time_rounds(trees: Sequence[Tree], names: Sequence[str], rounds: int, timing
                         continue
                     order = trees if (round_index + index) % 2 == 0 else list(reversed(trees))
                     try:
-                        runs = {tree.label: run_worker(tree, name, scratch, timing, loops[name]) for tree in order}
+                        runs = {tree.label: run_worker(tree, name, scratch, timings[name], loops[name])
+                                for tree in order}
                     except WorkerFailed as exc:
                         _fail(session, name, str(exc), say)
                         continue
@@ -371,6 +380,15 @@ def time_rounds(trees: Sequence[Tree], names: Sequence[str], rounds: int, timing
             _trim_to_rounds(session)
     session.seconds = time.monotonic() - started
     return session
+
+
+def _timing_for(calibration: pyperf.Benchmark, timing: Timing) -> Timing:
+    """Fewer values (at least 3) for an op so slow that one value is one call of it."""
+    run = calibration.get_runs()[0]
+    metadata = run.get_metadata()
+    value_seconds = run.values[0] * metadata["loops"] * metadata.get("inner_loops", 1)
+    budget = 2 * timing.values * timing.min_time
+    return replace(timing, values=max(3, min(timing.values, int(budget / value_seconds))))
 
 
 def _fail(session: Session, name: str, why: str, say: Callable[[str], None]) -> None:
@@ -435,11 +453,12 @@ def compare_session(session: Session, base_label: str, head_label: str, min_effe
 def compare_files(base_path: str, head_path: str, min_effect: float = stats.MIN_EFFECT) -> list[Row]:
     """The table of two result files written by compare: the i-th run of a benchmark in one file
     ran in the same round as the i-th run in the other."""
-    suites = [pyperf.BenchmarkSuite.load(str(path)) for path in (base_path, head_path)]
+    files = [results.load(path, with_memory=False) for path in (base_path, head_path)]
     trees = [Tree(label, "", "", False, Path()) for label in ("BASE", "HEAD")]
-    names = [name for name in suites[0].get_benchmark_names() if name in suites[1].get_benchmark_names()]
-    session = Session(trees, names, {tree.label: {bench.get_name(): bench for bench in suite}
-                                     for tree, suite in zip(trees, suites)})
+    in_head = {result.name for result in files[1].results}
+    names = [result.name for result in files[0].results if result.name in in_head]
+    session = Session(trees, names, {tree.label: {result.name: result.benchmark for result in loaded.results}
+                                     for tree, loaded in zip(trees, files)})
     return compare_session(session, "BASE", "HEAD", min_effect)
 
 
@@ -486,6 +505,15 @@ def format_table(rows: Sequence[Row], base: str, head: str, min_effect: float) -
 
 # --- command line ---------------------------------------------------------------------------------
 
+def interrupt_on_sigterm() -> None:
+    """A terminated compare still removes its worktrees and keeps its whole rounds, as on Ctrl-C."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+
+
 def parse_percent(text: str) -> float:
     try:
         value = float(text.rstrip("%"))
@@ -524,6 +552,7 @@ def run(argv: list[str]) -> int:
     args = cli.parse_args(argv)
     timing = check_timing_arguments(args)
     min_effect = parse_percent(args.min_effect)
+    interrupt_on_sigterm()
 
     def say(message: str) -> None:
         print(message, file=sys.stderr, flush=True)

@@ -28,6 +28,17 @@ RESULTS_DIR = PROJECT_ROOT / "results"
 UNROLLED_TIERS = {"1K": 10, "10K": 10}
 WORKER_FAILED = 3
 
+# Run-time parameters (issue 6, run-time budget). pyperf's defaults, 20 workers x 3 values of
+# 0.1 s (--fast: 10 x 2), cost ~7 s per benchmark here, most of it worker start-up (~0.3 s each
+# on an idle 2-core VM: Python, numpy, case discovery, prepare), and the suite has 500+
+# benchmarks. So: fewer workers, and shorter values. pyperf's std dev still mixes within- and
+# between-process noise, since every run, --fast included, has at least two workers.
+PROCESSES = 6  # workers per benchmark in the default run, besides the one that calibrates loops
+VALUES = 3  # values per worker after one warm-up; --fast takes 2 (pyperf: 2/3 of it)
+MIN_TIME = 0.05  # seconds per value
+FAST_PROCESSES = 2  # --fast; pyperf's own --fast keeps 3, one start-up more per benchmark
+FAST_MIN_TIME = 0.02  # --fast, unless --min-time is given
+
 
 def add_filter_arguments(parser) -> None:
     """The selection options shared by run, list and the other commands."""
@@ -60,7 +71,8 @@ def _usage_error(message: str):
 
 
 def make_runner() -> pyperf.Runner:
-    runner = pyperf.Runner(add_cmdline_args=_forward_filters, program_args=("-m", "serialbench"))
+    runner = pyperf.Runner(processes=PROCESSES, values=VALUES, min_time=MIN_TIME,
+                           add_cmdline_args=_forward_filters, program_args=("-m", "serialbench"))
     parser = runner.argparser
     parser.prog = "python -m serialbench"
     add_filter_arguments(parser)
@@ -87,6 +99,10 @@ def run(argv: list[str]) -> int:
     runner = make_runner()
     args = runner.parse_args(argv)
     is_worker = args.worker
+    if args.fast and not is_worker:
+        args.processes = FAST_PROCESSES
+        if args.min_time == MIN_TIME:
+            args.min_time = FAST_MIN_TIME
     warn = (lambda message: None) if is_worker else (lambda message: print(message, file=sys.stderr))
     benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn)
     if args.serialbench_commit is None:

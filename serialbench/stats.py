@@ -1,6 +1,6 @@
 """Verdicts on interleaved A/B timings that say only what the data supports.
 
-The samples come in rounds: in each round one pyperf worker of BASE and one of HEAD ran the same
+The samples come in rounds: in each round one worker process of BASE and one of HEAD ran the same
 benchmark back to back (the order alternating between rounds). Each worker contributes one number,
 the fastest of its values: on a shared machine noise only ever adds time (another process, an
 interrupt, a frequency dip), so a worker's fastest value is its least disturbed one (Chen and

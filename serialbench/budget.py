@@ -1,0 +1,137 @@
+"""`python -m serialbench budget`: how long serialbench's own commands take on this machine.
+
+It runs, as a user would and one after the other, the whole default suite with `--fast`, one
+format's benchmarks with `--fast` (by default a typical one: the format of median size), and `compare`
+of the work tree against HEAD on that format, and prints each wall time against its target. The
+results go to a temporary directory (compare's pair to results/, and is removed afterwards).
+`--estimate N` times N benchmarks spread over the suite instead of the whole suite and
+extrapolates, for a first look that does not take the shared machine for ten minutes.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from serialbench.case import PROJECT_ROOT
+from serialbench.errors import UsageError
+from serialbench.listing import parser as make_parser
+
+TARGETS = {"suite": 600.0, "format": 120.0}  # seconds, issue 6
+STEPS = ("suite", "format", "compare")
+
+
+@dataclass(frozen=True)
+class Timed:
+    what: str
+    benchmarks: int
+    seconds: float
+    target: float | None
+    estimated: bool = False
+    status: int = 0
+
+
+def serialbench_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "serialbench", *args]
+
+
+def list_names(*filters: str) -> list[str]:
+    done = subprocess.run(serialbench_command("list", *filters), cwd=PROJECT_ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise UsageError(f"list failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ''}")
+    return done.stdout.split()
+
+
+def timed(command: list[str], log) -> tuple[float, int, str]:
+    started = time.monotonic()
+    done = subprocess.run(command, cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.PIPE, text=True)
+    return time.monotonic() - started, done.returncode, done.stderr
+
+
+def run_fast(names_or_patterns: list[str], output: Path, log) -> tuple[float, int]:
+    filters = [arg for pattern in names_or_patterns for arg in ("-b", pattern)]
+    seconds, status, stderr = timed(serialbench_command("--fast", "--quiet", *filters, "-o", str(output)), log)
+    if status not in (0, 1):  # 1: some benchmark failed, the others were timed
+        raise UsageError(f"the --fast run failed: {stderr.strip().splitlines()[-1] if stderr.strip() else status}")
+    return seconds, status
+
+
+def run_compare(pattern: str, log) -> tuple[float, int]:
+    seconds, status, stderr = timed(serialbench_command("compare", "HEAD", "-b", pattern), log)
+    for line in stderr.splitlines():  # compare's result files are the budget's by-product
+        if " results: " in line:
+            Path(line.split(" results: ", 1)[1]).unlink(missing_ok=True)
+    return seconds, status
+
+
+def format_duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def report(rows: list[Timed]) -> str:
+    header = ("what", "benchmarks", "wall time", "per benchmark", "target", "")
+    lines = []
+    for row in rows:
+        verdict = "" if row.target is None else ("within" if row.seconds <= row.target else "OVER")
+        lines.append((row.what, str(row.benchmarks),
+                      ("~" if row.estimated else "") + format_duration(row.seconds),
+                      f"{row.seconds / max(row.benchmarks, 1):.2f} s",
+                      "-" if row.target is None else f"< {format_duration(row.target)}", verdict))
+    widths = [max(len(cells[i]) for cells in [header, *lines]) for i in range(len(header))]
+    return "\n".join("  ".join(cell.ljust(width) if i in (0, 5) else cell.rjust(width)
+                               for i, (cell, width) in enumerate(zip(cells, widths))).rstrip()
+                     for cells in [header, *lines])
+
+
+def run(argv: list[str]) -> int:
+    cli = make_parser("budget", "Measure the wall time of serialbench's own commands on this machine.")
+    cli.add_argument("--format", help="the one format to time (default: the format of median size)")
+    cli.add_argument("--skip", default="", metavar="STEP[,STEP]", help=f"leave out steps: {', '.join(STEPS)}")
+    cli.add_argument("--estimate", type=int, default=0, metavar="N",
+                     help="time N benchmarks spread over the suite and extrapolate, instead of the whole suite")
+    args = cli.parse_args(argv)
+    skip = {word.strip() for word in args.skip.split(",") if word.strip()}
+    if skip - set(STEPS):
+        raise UsageError(f"--skip {args.skip!r}: accepted steps are {', '.join(STEPS)}")
+
+    names = list_names()
+    per_format = Counter(name.split("/")[0] for name in names)
+    by_size = [name for name, _ in sorted(per_format.items(), key=lambda item: (item[1], item[0]))]
+    fmt = args.format or by_size[len(by_size) // 2]
+    if fmt not in per_format:
+        raise UsageError(f"--format {fmt!r} has no benchmark in the default run; formats: {', '.join(per_format)}")
+    load_before = os.getloadavg()[0]
+    rows: list[Timed] = []
+    with tempfile.TemporaryDirectory(prefix="serialbench-budget-") as tmp, \
+            open(Path(tmp) / "output.log", "w") as log:
+        if "suite" not in skip:
+            if args.estimate:
+                step = max(len(names) // args.estimate, 1)
+                sample = names[::step][: args.estimate]
+                seconds, status = run_fast(sample, Path(tmp) / "sample.json", log)
+                rows.append(Timed(f"whole suite --fast (from {len(sample)})", len(names),
+                                  seconds * len(names) / len(sample), TARGETS["suite"], True, status))
+            else:
+                seconds, status = run_fast([], Path(tmp) / "suite.json", log)
+                rows.append(Timed("whole suite --fast", len(names), seconds, TARGETS["suite"], status=status))
+            print(f"timed: {rows[-1].what}", file=sys.stderr, flush=True)
+        if "format" not in skip:
+            seconds, status = run_fast([f"{fmt}/*"], Path(tmp) / "format.json", log)
+            rows.append(Timed(f"{fmt} --fast", per_format[fmt], seconds, TARGETS["format"], status=status))
+            print(f"timed: {rows[-1].what}", file=sys.stderr, flush=True)
+        if "compare" not in skip:
+            seconds, status = run_compare(f"{fmt}/*", log)
+            rows.append(Timed(f"compare HEAD -b '{fmt}/*'", per_format[fmt], seconds, None, status=status))
+    print(report(rows))
+    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs; "
+          f"{len(names)} benchmarks in the default run")
+    failed = [row.what for row in rows if row.status]
+    if failed:
+        print(f"some benchmarks failed in: {', '.join(failed)} (their time is included)")
+    return 0
