@@ -135,7 +135,7 @@ def default_selection(tree: Tree, filters: list[str], size: int) -> list[str]:
 
 
 def parse_slowdowns(text: str) -> list[float]:
-    slowdowns = [parse_percent(word) for word in text.split(",") if word.strip()]
+    slowdowns = [parse_percent(word, option="--slowdown") for word in text.split(",") if word.strip()]
     if not slowdowns or any(s <= 0 for s in slowdowns):
         raise UsageError(f"--slowdown {text!r}: give positive percentages, e.g. 10,5")
     return slowdowns

@@ -514,13 +514,15 @@ def interrupt_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, interrupt)
 
 
-def parse_percent(text: str) -> float:
+def parse_percent(text: str | None, default: float = stats.MIN_EFFECT, option: str = "--min-effect") -> float:
+    if text is None:
+        return default
     try:
-        value = float(text.rstrip("%"))
+        value = float(text.strip().rstrip("%"))
     except ValueError:
-        raise UsageError(f"--min-effect {text!r}: give a percentage such as 2 or 2%") from None
+        raise UsageError(f"{option} {text!r}: give a percentage such as 2 or 2%") from None
     if not 0 <= value < 100:
-        raise UsageError(f"--min-effect {text!r}: give a percentage from 0 to 100")
+        raise UsageError(f"{option} {text!r}: give a percentage from 0 to 100")
     return value / 100
 
 
@@ -530,8 +532,9 @@ def add_timing_arguments(cli) -> None:
     cli.add_argument("--values", type=int, default=VALUES, help=f"values per worker (default {VALUES})")
     cli.add_argument("--min-time", type=float, default=MIN_TIME,
                      help=f"seconds per value (default {MIN_TIME})")
-    cli.add_argument("--min-effect", default=f"{stats.MIN_EFFECT * 100:g}", metavar="PCT",
-                     help=f"changes smaller than this are 'no change' (default {stats.MIN_EFFECT * 100:g}%%)")
+    cli.add_argument("--min-effect", metavar="PCT",
+                     help=f"changes smaller than this are 'no change' (default {stats.MIN_EFFECT * 100:g}%%; "
+                          "with --instructions 1%%)")
 
 
 def check_timing_arguments(args) -> Timing:
@@ -566,7 +569,8 @@ def run(argv: list[str]) -> int:
         say(f"BASE {base.revision} = {base.short}, HEAD {head.revision} = {head.short}")
         names = common_benchmarks((base, head), filters, say)
         if args.instructions:
-            return instructions.compare_trees(base, head, names, say)
+            return instructions.compare_trees(base, head, names, say,
+                                              parse_percent(args.min_effect, instructions.THRESHOLD))
         if args.rounds < 6:
             say(f"{args.rounds} rounds cannot give a 95% interval (6 can): every verdict will be "
                 "'too noisy to tell'")

@@ -109,3 +109,16 @@ def test_the_work_tree_snapshot_has_uncommitted_changes_and_is_removed(toy_repo)
 def test_an_unknown_revision_is_one_line_and_exit_status_2(toy_repo):
     done = serialbench("compare", "no-such-branch", "--cases", toy_repo / "cases", "-b", "toy/*")
     assert "no-such-branch" in assert_one_line_usage_error(done)
+
+
+def test_calibrate_wraps_every_case_under_its_prefix_and_keeps_its_bytes(tmp_path):
+    from serialbench.calibrate import FORMAT_PREFIX, write_case_modules
+    from serialbench.case import load_case_module
+    from serialbench.inputs import make_payload
+
+    unchanged, _, slowed = write_case_modules(tmp_path, [0.5])
+    for directory in (unchanged, slowed):
+        cases = {case.label: case for case in load_case_module(directory / "calibrate_cases.py")}
+        tobytes = cases[FORMAT_PREFIX + "baseline/tobytes"]
+        payload = make_payload("float32", "1K")
+        assert tobytes.setup(payload)() == payload.tensors[0].value.tobytes()
