@@ -233,12 +233,18 @@ def common_benchmarks(trees: Sequence[Tree], filters: Sequence[str], say: Callab
 # environment variables, which also reach revisions older than that function. Other allocators
 # ignore them.
 STEADY_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(4 * 1024 * 1024 * 8), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
+# numpy's OpenBLAS starts a thread that spins for a while after import, on the other core: it would
+# compete with the measured thread under load. No serializer calls BLAS.
+WORKER_ENV = {**STEADY_MALLOC, "OPENBLAS_NUM_THREADS": "1"}
 
 # The worker: run with the tree's own serialbench (`python -c` puts the tree first on sys.path), so
 # BASE and HEAD differ only in their code, never in the timing loop. It is the runner's loop (ten
-# calls unrolled for cheap tiers) on the process's CPU clock: on a shared machine a process waits
-# for a core for part of its wall time, and at a load of 4 on 2 cores the wall-clock values of the
-# same code spread 2x while CPU time spreads 2-3% (the README's compare section has the figures).
+# calls unrolled for cheap tiers) on the calling thread's CPU clock: on a shared machine a process
+# waits for a core for part of its wall time, and at a load of 4 on 2 cores the wall-clock values
+# of the same code spread 2x while its CPU time spreads 1-3%. The thread's clock, not the
+# process's: the process's also counts other threads (numpy's OpenBLAS thread spinning after
+# import doubled a 40 KB copy's process CPU time). An op that hands work to other threads is
+# under-counted; no serializer here does.
 # Before it prepares the op it allocates a random amount: the same code in two checkouts otherwise gets
 # the same heap layout in every process, and a layout can make a memory-bound op 1-10% faster or
 # slower for the whole comparison. Randomised per process, layout is noise the interval sees
@@ -257,7 +263,7 @@ bench = next(b for b in benchmarks if b.name == request["name"])
 prepared = prepare(bench, cases)
 op = prepared.op
 inner = runner.UNROLLED_TIERS.get(bench.tier, 1)
-clock = time.process_time
+clock = time.thread_time
 
 def sample(loops):
     it = range(loops)
@@ -303,10 +309,10 @@ def run_worker(tree: Tree, name: str, scratch: Path, timing: Timing, loops: int 
                "output": str(output), "metadata": {
                    "serialbench_commit": tree.commit, "serialbench_dirty": int(tree.dirty),
                    "serialbench_results_format": results.RESULTS_FORMAT,
-                   "serialbench_clock": "process_time", "serialbench_malloc": "steady"}}
+                   "serialbench_clock": "thread_time", "serialbench_malloc": "steady"}}
     try:
         done = subprocess.run([sys.executable, "-c", WORKER, json.dumps(request)], cwd=tree.root,
-                              env={**os.environ, **STEADY_MALLOC}, capture_output=True, text=True,
+                              env={**os.environ, **WORKER_ENV}, capture_output=True, text=True,
                               timeout=WORKER_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise WorkerFailed(f"{tree.label}: worker timed out after {WORKER_TIMEOUT} s") from None

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from serialbench.compare import STEADY_MALLOC
+from serialbench.compare import WORKER_ENV
 from serialbench.errors import UsageError
 
 MARKER = "_PyEval_CallTracing"  # sys.call_tracing's C function; no serializer calls it
@@ -106,7 +106,7 @@ def count_instructions(root: Path, case_dirs: Sequence[str], name: str, calls: i
         cmd = [valgrind, "--tool=callgrind", "--quiet", "--collect-atstart=no", f"--toggle-collect={MARKER}",
                f"--dump-after={MARKER}", f"--callgrind-out-file={out}",
                sys.executable, "-c", WORKER, json.dumps(request)]
-        env = {**os.environ, **STEADY_MALLOC, "PYTHONHASHSEED": "0"}
+        env = {**os.environ, **WORKER_ENV, "PYTHONHASHSEED": "0"}
         done = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             lines = [line for line in done.stderr.splitlines() if line.strip()]
