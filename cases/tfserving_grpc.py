@@ -19,8 +19,9 @@ Each message-building case has a `-build` twin that stops before `SerializeToStr
 time splits into building and serialising. Decode cases (`decode-...`) are a server reading a
 request: parse, then `tf.make_ndarray`, `np.frombuffer` on `tensor_content`, or the typed field.
 
-Only `make-tensor-proto` and `decode-make-ndarray` import TensorFlow; the others load the
-generated message classes without its runtime (cases/_tfserving.py).
+Only `make-tensor-proto` and `decode-make-ndarray` run TensorFlow code: `tf.make_tensor_proto` and
+`tf.make_ndarray`, loaded from their own module without the eager runtime (0.5 s instead of 4-5 s
+per worker). The others load the generated message classes alone (cases/_tfserving.py).
 """
 
 from __future__ import annotations
@@ -148,7 +149,7 @@ def build_copy_from(payload):
 
 def build_make_tensor_proto(payload):
     messages = _tfserving.messages()
-    make_tensor_proto = _tfserving.tensorflow().make_tensor_proto
+    make_tensor_proto = _tfserving.tensor_util().make_tensor_proto
     return _request_filler(messages, lambda tensor, value: tensor.CopyFrom(make_tensor_proto(value)),
                            _inputs(payload))
 
@@ -327,7 +328,7 @@ def decode_typed_val(wire_bytes, payload):
 
 def decode_make_ndarray(wire_bytes, payload):
     parse = _tfserving.messages().PredictRequest.FromString
-    make_ndarray = _tfserving.tensorflow().make_ndarray
+    make_ndarray = _tfserving.tensor_util().MakeNdarray
     names = [t.name for t in payload.tensors]
 
     def decode():

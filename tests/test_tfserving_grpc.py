@@ -172,6 +172,15 @@ def test_direct_bodies_are_built_before_tensorflow_is_imported(tensorflow_checks
     assert tensorflow_checks["tensorflow_imported_early"] is False
 
 
+def test_the_tensorflow_cases_call_tf_make_tensor_proto_and_tf_make_ndarray(tensorflow_checks):
+    assert tensorflow_checks["same_functions"] is True
+
+
+def test_make_tensor_proto_without_the_runtime_writes_what_the_full_import_writes(tensorflow_checks):
+    assert tensorflow_checks["same_as_full_import"] and all(tensorflow_checks["same_as_full_import"].values()), \
+        tensorflow_checks["same_as_full_import"]
+
+
 @pytest.mark.parametrize("kind", ["float32", "png"])
 @pytest.mark.parametrize("tier", ["1K", "10K"])
 def test_direct_is_byte_identical_to_make_tensor_proto(tensorflow_checks, kind, tier):
