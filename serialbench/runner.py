@@ -29,15 +29,18 @@ UNROLLED_TIERS = {"1K": 10, "10K": 10}
 WORKER_FAILED = 3
 
 # Run-time parameters (issue 6, run-time budget). pyperf's defaults, 20 workers x 3 values of
-# 0.1 s (--fast: 10 x 2), cost ~7 s per benchmark here, most of it worker start-up (~0.3 s each
-# on an idle 2-core VM: Python, numpy, case discovery, prepare), and the suite has 500+
-# benchmarks. So: fewer workers, and shorter values. pyperf's std dev still mixes within- and
-# between-process noise, since every run, --fast included, has at least two workers.
+# 0.1 s (--fast: 10 x 2), cost ~7 s per benchmark here, most of it worker start-up (0.15-0.5 s
+# each on a 2-core VM, by load: Python, numpy, pyperf, prepare), and the suite has 500+
+# benchmarks. So: fewer workers, and shorter values.
 PROCESSES = 6  # workers per benchmark in the default run, besides the one that calibrates loops
-VALUES = 3  # values per worker after one warm-up; --fast takes 2 (pyperf: 2/3 of it)
+VALUES = 3  # values per worker after one warm-up
 MIN_TIME = 0.05  # seconds per value
-FAST_PROCESSES = 2  # --fast; pyperf's own --fast keeps 3, one start-up more per benchmark
-FAST_MIN_TIME = 0.02  # --fast, unless --min-time is given
+# --fast, a first look: one worker of three short values after pyperf's calibration worker, so
+# two processes per benchmark (pyperf's own --fast spawns 1 + 3). No warm-up value: before timing,
+# each worker already calls the op and decodes its output (registry.prepare), which warms it up,
+# and at 1M a JSON op takes up to 2 s a call. Its std dev sees only the noise within one process,
+# not between processes; `compare` is the tool for small differences. Options given explicitly win.
+FAST = {"processes": 1, "values": 3, "warmups": 0, "min_time": 0.02}
 
 
 def add_filter_arguments(parser) -> None:
@@ -84,6 +87,17 @@ def make_runner() -> pyperf.Runner:
     return runner
 
 
+def _given_timing_options(argv: list[str]) -> dict:
+    """The timing options on the command line (None where absent); pyperf has already checked them."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("-p", "--processes", type=int)
+    pre.add_argument("-n", "--values", type=int)
+    pre.add_argument("-w", "--warmups", type=int)
+    pre.add_argument("--min-time", type=float)
+    known, _ = pre.parse_known_args(argv)
+    return vars(known)
+
+
 def _refuse_existing_output(argv: list[str]) -> None:
     """pyperf refuses an existing -o file with exit status 1; say it our way, before any work."""
     pre = argparse.ArgumentParser(add_help=False)
@@ -100,9 +114,9 @@ def run(argv: list[str]) -> int:
     args = runner.parse_args(argv)
     is_worker = args.worker
     if args.fast and not is_worker:
-        args.processes = FAST_PROCESSES
-        if args.min_time == MIN_TIME:
-            args.min_time = FAST_MIN_TIME
+        given = _given_timing_options(argv)  # pyperf's --fast overrides even an explicit -p
+        for option, value in FAST.items():
+            setattr(args, option, value if given[option] is None else given[option])
     warn = (lambda message: None) if is_worker else (lambda message: print(message, file=sys.stderr))
     benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn)
     if args.serialbench_commit is None:

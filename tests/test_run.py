@@ -116,3 +116,21 @@ def test_a_case_that_raises_in_setup_is_reported_and_the_run_goes_on(tmp_path):
     assert "fragile/broken/float32/1K: RuntimeError: cannot prepare this" in stderr
     assert "1 of 2 benchmarks not timed: fragile/broken/float32/1K" in stderr
     assert pyperf.BenchmarkSuite.load(str(out)).get_benchmark_names() == ["fragile/fine/float32/1K"]
+
+
+def fast_runs(tmp_path, *options):
+    path = tmp_path / "fast.json"
+    done = serialbench("--fast", "--min-time", "0.001", *options, "-b", "baseline/tobytes/float32/1K", "-o", path)
+    assert done.returncode == 0, done.stderr.decode()
+    return pyperf.BenchmarkSuite.load(str(path)).get_benchmark("baseline/tobytes/float32/1K").get_runs()
+
+
+def test_fast_is_one_calibration_worker_and_one_worker_of_three_values(tmp_path):
+    runs = fast_runs(tmp_path)
+    assert [(len(run.warmups or ()), len(run.values)) for run in runs][1:] == [(0, 3)]
+    assert len(runs) == 2 and runs[0].values == ()  # pyperf's loop calibration came first
+
+
+def test_fast_keeps_the_options_given_explicitly(tmp_path):
+    runs = fast_runs(tmp_path, "-p", "2", "--values=2", "-w", "1")
+    assert [(len(run.warmups or ()), len(run.values)) for run in runs][1:] == [(1, 2), (1, 2)]
