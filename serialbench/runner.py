@@ -35,12 +35,15 @@ WORKER_FAILED = 3
 PROCESSES = 6  # workers per benchmark in the default run, besides the one that calibrates loops
 VALUES = 3  # values per worker after one warm-up
 MIN_TIME = 0.05  # seconds per value
-# --fast, a first look: one worker of three short values after pyperf's calibration worker, so
-# two processes per benchmark (pyperf's own --fast spawns 1 + 3). No warm-up value: before timing,
-# each worker already calls the op and decodes its output (registry.prepare), which warms it up,
-# and at 1M a JSON op takes up to 2 s a call. Its std dev sees only the noise within one process,
-# not between processes; `compare` is the tool for small differences. Options given explicitly win.
+# --fast, a first look: one worker process per benchmark, three short values. pyperf would spend
+# a process of its own on calibrating the loop count (start-up and values thrown away: a third
+# of the run); this worker calibrates its loops itself, the same way (double until a value takes
+# --min-time), and the doubling warms the op up, as does the round-trip check before it
+# (registry.prepare): at 1M a JSON op takes up to 2 s a call. Its std dev sees only the noise
+# within one process, not between processes; `compare` is the tool for small differences.
+# Options given explicitly win (with --loops N, no calibration at all).
 FAST = {"processes": 1, "values": 3, "warmups": 0, "min_time": 0.02}
+MAX_LOOPS = 2 ** 32  # pyperf's
 
 
 def add_filter_arguments(parser) -> None:
@@ -66,6 +69,8 @@ def _forward_filters(cmd: list[str], args) -> None:
         cmd.extend(["--cases", str(Path(directory).resolve())])
     if args.malloc_default:
         cmd.append("--malloc-default")
+    if args.serialbench_calibrate_loops:
+        cmd.append("--serialbench-calibrate-loops")
     cmd.extend(["--serialbench-commit", args.serialbench_commit, "--serialbench-dirty", str(args.serialbench_dirty)])
 
 
@@ -83,6 +88,7 @@ def make_runner() -> pyperf.Runner:
                         help="keep glibc's default malloc trimming in workers (see steady_allocator)")
     parser.add_argument("--serialbench-commit", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--serialbench-dirty", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--serialbench-calibrate-loops", action="store_true", help=argparse.SUPPRESS)
     parser.error = _usage_error  # one line and exit status 2, not argparse's usage block
     return runner
 
@@ -117,6 +123,9 @@ def run(argv: list[str]) -> int:
         given = _given_timing_options(argv)  # pyperf's --fast overrides even an explicit -p
         for option, value in FAST.items():
             setattr(args, option, value if given[option] is None else given[option])
+        if not args.loops:
+            # pyperf's manager calibrates when loops is 0; 1 stands in, each worker calibrates
+            args.loops, args.serialbench_calibrate_loops = 1, True
     warn = (lambda message: None) if is_worker else (lambda message: print(message, file=sys.stderr))
     benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn)
     if args.serialbench_commit is None:
@@ -208,13 +217,24 @@ def _run_worker(runner: pyperf.Runner, benchmarks: list[Benchmark], cases, task:
         startup = process_age()  # process start to the first timed loop: the worker's own cost
         if startup is not None:
             metadata["serialbench_worker_startup_s"] = round(startup, 3)
+        time_func = make_time_func(prepared.op, inner_loops)
+        if runner.args.serialbench_calibrate_loops:
+            runner.args.loops = calibrated_loops(time_func, runner.args.min_time)
         runner.bench_time_func(
             bench.name,
-            make_time_func(prepared.op, inner_loops),
+            time_func,
             inner_loops=inner_loops if inner_loops > 1 else None,
             metadata=metadata,
         )
     return 0
+
+
+def calibrated_loops(time_func, min_time: float) -> int:
+    """pyperf's loop calibration, in the timing worker: double the loops until a value takes min_time."""
+    loops = 1
+    while time_func(loops) < min_time and loops * 2 <= MAX_LOOPS:
+        loops *= 2
+    return loops
 
 
 def make_time_func(op, inner_loops: int):

@@ -1,6 +1,7 @@
 """A real pyperf run with the smallest settings: result file, metadata contract, failures."""
 
 import json
+import statistics
 import subprocess
 import sys
 import textwrap
@@ -125,12 +126,20 @@ def fast_runs(tmp_path, *options):
     return pyperf.BenchmarkSuite.load(str(path)).get_benchmark("baseline/tobytes/float32/1K").get_runs()
 
 
-def test_fast_is_one_calibration_worker_and_one_worker_of_three_values(tmp_path):
-    runs = fast_runs(tmp_path)
-    assert [(len(run.warmups or ()), len(run.values)) for run in runs][1:] == [(0, 3)]
-    assert len(runs) == 2 and runs[0].values == ()  # pyperf's loop calibration came first
+def test_fast_is_one_worker_of_three_values_that_calibrated_its_own_loops(tmp_path):
+    (run,) = fast_runs(tmp_path)  # no separate calibration worker
+    assert (len(run.warmups or ()), len(run.values)) == (0, 3)
+    metadata = run.get_metadata()
+    calls_per_value = metadata["loops"] * metadata["inner_loops"]
+    assert metadata["loops"] > 1
+    assert statistics.median(run.values) * calls_per_value >= 0.001 * 0.5  # a value lasts about --min-time
+
+
+def test_fast_with_loops_given_does_not_calibrate(tmp_path):
+    (run,) = fast_runs(tmp_path, "--loops", "3")
+    assert run.get_metadata()["loops"] == 3
 
 
 def test_fast_keeps_the_options_given_explicitly(tmp_path):
     runs = fast_runs(tmp_path, "-p", "2", "--values=2", "-w", "1")
-    assert [(len(run.warmups or ()), len(run.values)) for run in runs][1:] == [(1, 2), (1, 2)]
+    assert [(len(run.warmups or ()), len(run.values)) for run in runs] == [(1, 2), (1, 2)]
