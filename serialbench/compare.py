@@ -39,8 +39,11 @@ from serialbench.listing import parser as make_parser
 from serialbench.runner import RESULTS_DIR, add_filter_arguments
 
 # A round is one worker per revision per benchmark; six rounds is the fewest that can give a 95%
-# interval, ten detect a 5% change on most benchmarks of a loaded 2-core machine (calibrate).
-ROUNDS = 10
+# interval. The sign test's interval at 16 rounds tolerates 3 rounds on the wrong side (at 10: 1).
+# On these 2-core machines, over calibrate's 20 benchmarks, 10 rounds detected a 10% slowdown in
+# 16 and 19 of 20 (two sessions) and 5% in 15 and 16; 16 rounds (the second session, whole)
+# 19 and 19 of 20, with 1 A/A benchmark of 20 flagged.
+ROUNDS = 16
 VALUES = 6  # values per worker, after one warm-up: the fastest of them is the worker's number
 WARMUPS = 1
 MIN_TIME = 0.02  # seconds per value; short, so that a burst of load spoils few values
