@@ -1,8 +1,9 @@
 """`python -m serialbench budget`: how long serialbench's own commands take on this machine.
 
 It runs, as a user would and one after the other, the whole default suite with `--fast`, one
-format's benchmarks with `--fast` (by default a typical one: the format of median size), and `compare`
-of the work tree against HEAD on that format, and prints each wall time against its target. The
+format's benchmarks with `--fast` (by default triton-binary, the README's fast run and the format a
+Triton client change touches), and `compare` of the work tree against HEAD on that format, and
+prints each wall time against its target. The
 results go to a temporary directory (compare's pair to results/, and is removed afterwards).
 `--estimate N` times N benchmarks spread over the suite instead of the whole suite and
 extrapolates, for a first look that does not take the shared machine for ten minutes.
@@ -24,6 +25,7 @@ from serialbench.errors import UsageError
 from serialbench.listing import parser as make_parser
 
 TARGETS = {"suite": 600.0, "format": 120.0}  # seconds, issue 6
+DEFAULT_FORMAT = "triton-binary"
 STEPS = ("suite", "format", "compare")
 
 
@@ -91,7 +93,7 @@ def report(rows: list[Timed]) -> str:
 
 def run(argv: list[str]) -> int:
     cli = make_parser("budget", "Measure the wall time of serialbench's own commands on this machine.")
-    cli.add_argument("--format", help="the one format to time (default: the format of median size)")
+    cli.add_argument("--format", default=DEFAULT_FORMAT, help=f"the one format to time (default {DEFAULT_FORMAT})")
     cli.add_argument("--skip", default="", metavar="STEP[,STEP]", help=f"leave out steps: {', '.join(STEPS)}")
     cli.add_argument("--estimate", type=int, default=0, metavar="N",
                      help="time N benchmarks spread over the suite and extrapolate, instead of the whole suite")
@@ -102,8 +104,7 @@ def run(argv: list[str]) -> int:
 
     names = list_names()
     per_format = Counter(name.split("/")[0] for name in names)
-    by_size = [name for name, _ in sorted(per_format.items(), key=lambda item: (item[1], item[0]))]
-    fmt = args.format or by_size[len(by_size) // 2]
+    fmt = args.format
     if fmt not in per_format:
         raise UsageError(f"--format {fmt!r} has no benchmark in the default run; formats: {', '.join(per_format)}")
     load_before = os.getloadavg()[0]
