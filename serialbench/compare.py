@@ -506,8 +506,8 @@ def format_table(rows: Sequence[Row], base: str, head: str, min_effect: float) -
     out.append("")
     out.append(", ".join(f"{count} {word}" for word, count in counts.items()) +
                f"; {'/'.join(map(str, sorted(rounds)))} rounds, minimum effect {min_effect * 100:g}%")
-    out.append("BASE, HEAD: each worker's fastest value, median over rounds. change: Hodges-Lehmann estimate of "
-               "HEAD/BASE - 1 over the rounds, 95% interval from the signed-rank test. detectable: the smallest "
+    out.append("BASE, HEAD: each worker's fastest value, median over rounds. change: median over the rounds of "
+               "HEAD/BASE - 1, 95% interval from the sign test. detectable: the smallest "
                "change this run would flag 4 times in 5.")
     return "\n".join(out)
 
