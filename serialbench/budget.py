@@ -3,8 +3,8 @@
 It runs, as a user would and one after the other, the whole default suite with `--fast`, one
 format's benchmarks with `--fast` (by default triton-binary, the README's fast run and the format a
 Triton client change touches), and `compare` of the work tree against HEAD on that format, and
-prints each wall time against its target. The
-results go to a temporary directory (compare's pair to results/, and is removed afterwards).
+prints each wall time against its target. The results go to a temporary directory (compare's pair
+to results/, and is removed afterwards).
 `--estimate N` times N benchmarks spread over the suite instead of the whole suite and
 extrapolates, for a first look that does not take the shared machine for ten minutes.
 """
@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from serialbench.case import PROJECT_ROOT
+from serialbench.compare import last_line
 from serialbench.errors import UsageError
 from serialbench.listing import parser as make_parser
+from serialbench.registry import select
 
 TARGETS = {"suite": 600.0, "format": 120.0}  # seconds, issue 6
 DEFAULT_FORMAT = "triton-binary"
@@ -43,13 +45,6 @@ def serialbench_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "serialbench", *args]
 
 
-def list_names(*filters: str) -> list[str]:
-    done = subprocess.run(serialbench_command("list", *filters), cwd=PROJECT_ROOT, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise UsageError(f"list failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ''}")
-    return done.stdout.split()
-
-
 def timed(command: list[str], log) -> tuple[float, int, str]:
     started = time.monotonic()
     done = subprocess.run(command, cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.PIPE, text=True)
@@ -60,7 +55,7 @@ def run_fast(names_or_patterns: list[str], output: Path, log) -> tuple[float, in
     filters = [arg for pattern in names_or_patterns for arg in ("-b", pattern)]
     seconds, status, stderr = timed(serialbench_command("--fast", "--quiet", *filters, "-o", str(output)), log)
     if status not in (0, 1):  # 1: some benchmark failed, the others were timed
-        raise UsageError(f"the --fast run failed: {stderr.strip().splitlines()[-1] if stderr.strip() else status}")
+        raise UsageError(f"the --fast run failed: {last_line(stderr) or status}")
     return seconds, status
 
 
@@ -102,7 +97,7 @@ def run(argv: list[str]) -> int:
     if skip - set(STEPS):
         raise UsageError(f"--skip {args.skip!r}: accepted steps are {', '.join(STEPS)}")
 
-    names = list_names()
+    names = [bench.name for bench in select()[0]]  # the default run, as `list` prints it
     per_format = Counter(name.split("/")[0] for name in names)
     fmt = args.format
     if fmt not in per_format:

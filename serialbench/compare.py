@@ -102,7 +102,7 @@ def _worker_statistics(bench: pyperf.Benchmark | None) -> list[float]:
 def git(repo: Path, *args: str) -> str:
     done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
     if done.returncode != 0:
-        raise UsageError(f"git {' '.join(args)}: {_last_line(done.stderr) or 'failed'}")
+        raise UsageError(f"git {' '.join(args)}: {last_line(done.stderr) or 'failed'}")
     return done.stdout
 
 
@@ -209,7 +209,7 @@ def list_benchmarks(tree: Tree, filters: Sequence[str]) -> tuple[list[str], str]
     done = subprocess.run([sys.executable, "-m", "serialbench", "list", *filters, *case_args(tree)],
                           cwd=tree.root, capture_output=True, text=True)
     if done.returncode != 0:
-        return [], _last_line(done.stderr) or f"list exited with status {done.returncode}"
+        return [], last_line(done.stderr) or f"list exited with status {done.returncode}"
     return done.stdout.split(), ""
 
 
@@ -320,19 +320,19 @@ def run_worker(tree: Tree, name: str, scratch: Path, timing: Timing, loops: int 
     except subprocess.TimeoutExpired:
         raise WorkerFailed(f"{tree.label}: worker timed out after {WORKER_TIMEOUT} s") from None
     if done.returncode != 0 or not output.exists():
-        raise WorkerFailed(f"{tree.label}: {_last_line(done.stderr) or f'worker exited with status {done.returncode}'}")
+        raise WorkerFailed(f"{tree.label}: {last_line(done.stderr) or f'worker exited with status {done.returncode}'}")
     try:
         bench = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()[0]
     finally:
         output.unlink()
-    imported = Path(json.loads(_last_line(done.stdout))["serialbench"]).resolve()
+    imported = Path(json.loads(last_line(done.stdout))["serialbench"]).resolve()
     if tree.own_serialbench and tree.root.resolve() not in imported.parents:  # e.g. a non-editable install
         raise UsageError(f"{tree.label}'s worker imported serialbench from {imported.parent}, not from {tree.root}: "
                          "another serialbench shadows the worktree (an install that is not editable?)")
     return bench
 
 
-def _last_line(text: str) -> str:
+def last_line(text: str) -> str:
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
     return lines[-1] if lines else ""
 
