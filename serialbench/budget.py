@@ -25,6 +25,7 @@ from serialbench.compare import last_line
 from serialbench.errors import UsageError
 from serialbench.listing import parser as make_parser
 from serialbench.registry import select
+from serialbench.table import text_table
 
 TARGETS = {"suite": 600.0, "format": 120.0}  # seconds, issue 6
 DEFAULT_FORMAT = "triton-binary"
@@ -80,10 +81,7 @@ def report(rows: list[Timed]) -> str:
                       ("~" if row.estimated else "") + format_duration(row.seconds),
                       f"{row.seconds / max(row.benchmarks, 1):.2f} s",
                       "-" if row.target is None else f"< {format_duration(row.target)}", verdict))
-    widths = [max(len(cells[i]) for cells in [header, *lines]) for i in range(len(header))]
-    return "\n".join("  ".join(cell.ljust(width) if i in (0, 5) else cell.rjust(width)
-                               for i, (cell, width) in enumerate(zip(cells, widths))).rstrip()
-                     for cells in [header, *lines])
+    return "\n".join(text_table([header, *lines], left=(0, 5)))
 
 
 def run(argv: list[str]) -> int:

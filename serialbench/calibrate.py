@@ -38,6 +38,7 @@ from serialbench.compare import (
 )
 from serialbench.errors import UsageError
 from serialbench.listing import parser as make_parser
+from serialbench.table import text_table
 
 SELECTION_SIZE = 20
 DEFAULT_TIERS = "1K,10K,100K"  # 1M ops take up to seconds each: too slow for a 10-minute self-check
@@ -153,8 +154,7 @@ def summarise(session: Session, labels: list[str], slowdowns: list[float], min_e
         for rows_b in a_b:
             cells += [format_change(rows_b[index].verdict.change), rows_b[index].verdict.verdict]
         rows.append(cells)
-    widths = [max(len(cells[i]) for cells in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip() for cells in [header, *rows]]
+    lines = text_table([header, *rows], left=range(len(header)))
     lines.append("")
     flagged = sum(row.verdict.verdict in (stats.SLOWER, stats.FASTER) for row in a_a)
     lines.append(f"A/A: {flagged} of {len(a_a)} benchmarks flagged as changed "

@@ -37,6 +37,7 @@ from serialbench.case import PROJECT_ROOT
 from serialbench.errors import UsageError
 from serialbench.listing import parser as make_parser
 from serialbench.runner import RESULTS_DIR, add_filter_arguments
+from serialbench.table import text_table
 
 # A round is one worker per revision per benchmark; six rounds is the fewest that can give a 95%
 # interval. The sign test's interval at 16 rounds tolerates 3 rounds on the wrong side (at 10: 1).
@@ -496,10 +497,7 @@ def format_table(rows: Sequence[Row], base: str, head: str, min_effect: float) -
         detectable = f"{v.detectable * 100:.1f}%" if v.detectable != float("inf") else "-"
         lines.append((row.name, format_seconds(row.base), format_seconds(row.head),
                       f"{format_change(v.change)} {interval}", detectable, v.verdict))
-    widths = [max(len(str(cells[i])) for cells in [header, *lines]) for i in range(len(header))]
-    out = ["  ".join(str(cell).ljust(width) if i in (0, 5) else str(cell).rjust(width)
-                     for i, (cell, width) in enumerate(zip(cells, widths))).rstrip()
-           for cells in [header, *lines]]
+    out = text_table([header, *lines], left=(0, 5))
     counts = {word: sum(row.verdict.verdict == word for row in rows)
               for word in (stats.SLOWER, stats.FASTER, stats.NO_CHANGE, stats.TOO_NOISY)}
     rounds = {row.verdict.rounds for row in rows}

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from serialbench.compare import WORKER_ENV
 from serialbench.errors import UsageError
+from serialbench.table import text_table
 
 MARKER = "_PyEval_CallTracing"  # sys.call_tracing's C function; no serializer calls it
 TARGET_INSTRUCTIONS = 20_000_000  # per counted region: a few tenths of a second under callgrind
@@ -160,10 +161,7 @@ def compare_trees(base, head, names: Sequence[str], say: Callable[[str], None], 
         change = after.per_op / before.per_op - 1
         verdict = "more instructions" if change > threshold else "fewer instructions" if change < -threshold else "same"
         rows.append((name, f"{before.per_op:,.0f}", f"{after.per_op:,.0f}", f"{change * 100:+.2f}%", verdict))
-    widths = [max(len(cells[i]) for cells in [header, *rows]) for i in range(len(header))]
-    for cells in [header, *rows]:
-        print("  ".join(cell.ljust(width) if i in (0, 4) else cell.rjust(width)
-                        for i, (cell, width) in enumerate(zip(cells, widths))).rstrip())
+    print("\n".join(text_table([header, *rows], left=(0, 4))))
     print(f"\ninstructions per op under callgrind (PYTHONHASHSEED=0); a change beyond {threshold * 100:g}% "
           "is reported. Instruction counts miss memory stalls, kernel time and SIMD width: a 1M copy "
           "can cost time that no count shows.")
