@@ -185,7 +185,7 @@ def argparse_suppress():
     return argparse.SUPPRESS
 
 
-if __name__ == "__main__":  # the workers, and the command until `memory` is in __main__.COMMANDS
+if __name__ == "__main__":  # the pass runs its workers as `python -m serialbench.memory`
     try:
         sys.exit(run(sys.argv[1:]))
     except UsageError as exc:
