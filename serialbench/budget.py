@@ -23,6 +23,7 @@ from pathlib import Path
 from serialbench.case import PROJECT_ROOT
 from serialbench.compare import last_line
 from serialbench.errors import UsageError
+from serialbench.formatting import format_duration
 from serialbench.listing import parser as make_parser
 from serialbench.registry import select
 from serialbench.table import text_table
@@ -66,10 +67,6 @@ def run_compare(pattern: str, log) -> tuple[float, int]:
         if " results: " in line:
             Path(line.split(" results: ", 1)[1]).unlink(missing_ok=True)
     return seconds, status
-
-
-def format_duration(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
 def report(rows: list[Timed]) -> str:

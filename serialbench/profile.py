@@ -17,6 +17,7 @@ import sys
 import time
 
 from serialbench.errors import UsageError
+from serialbench.formatting import format_time
 from serialbench.listing import parser
 from serialbench.registry import CaseFailed, prepare, select
 
@@ -127,6 +128,4 @@ def render(rows: list[dict], top: int, sort: str) -> str:
 
 
 def format_seconds(seconds: float) -> str:
-    from serialbench.report import format_time
-
     return format_time(seconds) if seconds > 0 else "0"

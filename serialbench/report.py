@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from serialbench.errors import UsageError
+from serialbench.formatting import format_bytes, format_change, format_ratio, format_throughput, format_time
 from serialbench.listing import parser
 from serialbench.registry import name_matches
 from serialbench.results import FLOOR, Result, ResultFile, load, tier_order
@@ -42,43 +43,6 @@ class Table:
     columns: list[str]
     rows: list[tuple[str, list[Cell | None]]] = field(default_factory=list)
     group_starts: set[int] = field(default_factory=set)  # row indexes where a new format begins
-
-
-# ---------------------------------------------------------------- numbers
-
-
-def format_time(seconds: float) -> str:
-    seconds = float(f"{seconds:.3g}")  # 999.7 us is 1.00 ms, 99.99 us is 100 us
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{_three_digits(seconds / scale)} {unit}"
-    return f"{_three_digits(seconds / 1e-9)} ns"
-
-
-def format_bytes(count: float) -> str:
-    count = float(f"{count:.3g}")
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if count >= scale:
-            return f"{_three_digits(count / scale)} {unit}"
-    return f"{int(count)} B"
-
-
-def format_ratio(ratio: float) -> str:
-    if ratio < 0.01:
-        return "<0.01x"
-    if ratio >= 10:
-        return f"{ratio:,.0f}x"
-    return f"{ratio:.1f}x" if ratio >= 1 else f"{ratio:.2f}x"
-
-
-def format_throughput(mb_s: float) -> str:
-    return f"{mb_s:,.0f} MB/s" if mb_s >= 99.5 else f"{_three_digits(float(f'{mb_s:.3g}'))} MB/s"
-
-
-def _three_digits(value: float) -> str:
-    if value >= 100:
-        return f"{value:.0f}"
-    return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
 
 
 # ---------------------------------------------------------------- one file
@@ -285,7 +249,7 @@ def describe_change(change: Change) -> str:
         return f"{ratio:.2f}x slower"
     if change.verdict == "faster":
         return f"{1 / ratio:.2f}x faster"
-    percent = f"{(ratio - 1) * 100:+.1f}%"
+    percent = format_change(ratio - 1)
     if change.verdict == "unknown":
         return f"? {percent}, 1 value"
     return f"same {percent}" + ("" if change.significant else ", n.s.")
