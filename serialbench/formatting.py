@@ -69,6 +69,7 @@ def format_duration(seconds: float) -> str:
 
 
 def _three_digits(value: float) -> str:
+    value = float(f"{value:.3g}")  # 1e-7 / 1e-9 is 99.99999999999999, not "100.0"
     if value >= 100:
         return f"{value:.0f}"
     return f"{value:.1f}" if value >= 10 else f"{value:.2f}"

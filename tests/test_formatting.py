@@ -16,7 +16,7 @@ from serialbench.formatting import (
 
 @pytest.mark.parametrize("seconds,text", [
     (1.5e-6, "1.50 us"), (999.7e-6, "1.00 ms"), (99.99e-6, "100 us"), (0.0123, "12.3 ms"), (2.5, "2.50 s"),
-    (452e-9, "452 ns"), (1500.0, "1500 s"),
+    (452e-9, "452 ns"), (1500.0, "1500 s"), (1e-7, "100 ns"),
 ])
 def test_table_times_keep_three_digits(seconds, text):
     assert format_time(seconds) == text
