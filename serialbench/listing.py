@@ -1,4 +1,9 @@
-"""`python -m serialbench list`: the selected benchmark names, one per line, in run order."""
+"""`python -m serialbench list`: the selected benchmark names, one per line, in run order.
+
+The run adds the memcpy floor (baseline/tobytes) of every selected input and tier to any selection
+that lacks it; `list` names those on stderr, so that stdout stays the selection itself, which
+`compare` and `calibrate` read (they time only what they are asked to).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import argparse
 import sys
 
 from serialbench.errors import UsageError
-from serialbench.registry import select
+from serialbench.registry import name_matches, select
 from serialbench.runner import add_filter_arguments
 
 
@@ -22,11 +27,17 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
 
 
 def run(argv: list[str]) -> int:
-    cli = parser("list", "Print the selected benchmark names in run order.")
+    cli = parser("list", "Print the selected benchmark names in run order. A run also times baseline/tobytes "
+                         "(the memcpy floor) for every selected input and tier; those it adds are named on stderr.")
     add_filter_arguments(cli)
     args = cli.parse_args(argv)
-    benchmarks, _ = select(args.case_dirs, args.patterns, args.tier, args.input,
-                           lambda message: print(message, file=sys.stderr))
+    warn = lambda message: print(message, file=sys.stderr)  # noqa: E731
+    benchmarks, _ = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True)
+    added = [b.name for b in benchmarks if args.patterns and not any(name_matches(b.name, p) for p in args.patterns)]
     for bench in benchmarks:
-        print(bench.name)
+        if bench.name not in added:
+            print(bench.name)
+    if added:
+        warn(f"a run also times the memcpy floor of the selected inputs and tiers ({len(added)} more): "
+             + ", ".join(added))
     return 0

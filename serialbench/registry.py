@@ -12,6 +12,7 @@ from serialbench.case import BUILTIN_CASES_DIR, Case, discover
 from serialbench.errors import UsageError
 from serialbench.fidelity import as_wire_bytes, differences
 from serialbench.inputs import INPUT_KINDS, TIERS, Payload, default_inputs, make_payload
+from serialbench.results import FLOOR
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,14 @@ def select(
     tiers: str | None = None,
     inputs: str | None = None,
     warn: Callable[[str], None] = lambda message: None,
+    floor: bool = False,
 ) -> tuple[list[Benchmark], list[Case]]:
     """The selected benchmarks in run order, and every available case (decoders need sources).
 
     A case whose library is missing is left out with one line through `warn`. A pattern that
-    matches nothing is a usage error: a typo must not silently run nothing.
+    matches nothing is a usage error: a typo must not silently run nothing. With `floor`, the
+    memcpy floor of every selected input and tier is added where the patterns left it out, in
+    registration order like the rest (pyperf's workers find their task by index).
     """
     tier_list = parse_list(tiers, list(TIERS), "tier") or list(TIERS)
     input_list = parse_list(inputs, list(INPUT_KINDS), "input") or default_inputs()
@@ -103,10 +107,23 @@ def select(
                     f"-b {pattern!r} matches no benchmark{why}; names are FORMAT/IMPL/INPUT/TIER, "
                     "see 'python -m serialbench list'"
                 )
-        benchmarks = [b for b in benchmarks if any(name_matches(b.name, p) for p in patterns)]
+        chosen = {b.name for b in benchmarks if any(name_matches(b.name, p) for p in patterns)}
+        if floor:
+            chosen |= {b.name for b in floor_benchmarks(benchmarks, chosen)}
+        benchmarks = [b for b in benchmarks if b.name in chosen]
     for reason in unsupported_reasons(available, input_list, tier_list, patterns):
         warn(reason)
     return benchmarks, available
+
+
+def is_floor(bench: Benchmark) -> bool:
+    return (bench.case.format, bench.case.impl) == FLOOR
+
+
+def floor_benchmarks(candidates: Sequence[Benchmark], names: set[str]) -> list[Benchmark]:
+    """The floor benchmarks among `candidates` for the inputs and tiers of the benchmarks in `names`."""
+    measured = {(b.input, b.tier) for b in candidates if b.name in names}
+    return [b for b in candidates if is_floor(b) and (b.input, b.tier) in measured]
 
 
 def unsupported_reasons(cases: Sequence[Case], inputs: Sequence[str], tiers: Sequence[str],

@@ -127,7 +127,9 @@ def run(argv: list[str]) -> int:
             # pyperf's manager calibrates when loops is 0; 1 stands in, each worker calibrates
             args.loops, args.serialbench_calibrate_loops = 1, True
     warn = (lambda message: None) if is_worker else (lambda message: print(message, file=sys.stderr))
-    benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn)
+    # The floor always runs, so that every result has its multiple of memcpy; main process and
+    # workers alike, so that task N is the same benchmark in every process.
+    benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True)
     if args.serialbench_commit is None:
         commit, dirty = commit_and_dirty(PROJECT_ROOT)
         args.serialbench_commit, args.serialbench_dirty = commit, int(dirty)

@@ -87,7 +87,8 @@ def test_a_run_with_only_a_broken_module_beside_it_succeeds(case_dir, tmp_path):
     done = serialbench(*SMALLEST, "--cases", case_dir, "-b", "sturdy/raw/float32/1K", "-o", out)
     assert_broken_modules_reported(done.stderr.decode(), case_dir)
     assert done.returncode == 0
-    assert pyperf.BenchmarkSuite.load(str(out)).get_benchmark_names() == ["sturdy/raw/float32/1K"]
+    assert pyperf.BenchmarkSuite.load(str(out)).get_benchmark_names() == [
+        "baseline/tobytes/float32/1K", "sturdy/raw/float32/1K"]
 
 
 def test_list_and_verify_report_broken_modules_and_go_on(case_dir):
