@@ -48,40 +48,54 @@ class Table:
 # ---------------------------------------------------------------- one file
 
 
-def timing_tables(results: ResultFile, selected: list[Result]) -> list[Table]:
+TIMING_LEGEND = ("Each cell: median time per op and its multiple of baseline/tobytes (memcpy floor, same input "
+                 "and tier); throughput in MB/s of raw input, and payload bytes per raw input byte. "
+                 "Marked: fastest of its format at that tier.")
+BRIEF_LEGEND = ("Each cell: median time per op and its multiple of baseline/tobytes (memcpy floor, same input "
+                "and tier). Marked: fastest of its format at that tier.")
+
+
+def timing_tables(results: ResultFile, selected: list[Result], brief: bool = False,
+                  stacked: bool = False) -> list[Table]:
+    """Per input kind and direction, FORMAT/IMPL by tier. `brief` keeps only the median and its
+    multiple of the floor (the run's summary), on one line or, `stacked`, on two (narrower)."""
     tables = []
     for kind, direction, group in _groups(selected):
         columns = tier_order(r.tier for r in group)
         fastest = _fastest_per_format_and_tier(group)
-        table = Table(
-            f"{kind}, {direction}: median time per op",
-            "Each cell: median time per op and its multiple of baseline/tobytes (memcpy floor, same input "
-            "and tier); throughput in MB/s of raw input, and payload bytes per raw input byte. "
-            "Marked: fastest of its format at that tier.",
-            columns,
-        )
+        table = Table(f"{kind}, {direction}: median time per op", BRIEF_LEGEND if brief else TIMING_LEGEND, columns)
         for row, by_tier in _rows(group, table):
             cells: list[Cell | None] = []
             for tier in columns:
                 result = by_tier.get(tier)
-                cells.append(_timing_cell(results, result, result is not None and fastest.get(
-                    (result.format, tier)) is result))
+                marked = result is not None and fastest.get((result.format, tier)) is result
+                if brief and result is not None:
+                    parts = _median_parts(results, result)
+                    one_line = f"{parts[0]:>7}  {parts[1]:>5}" if len(parts) == 2 else parts[0]  # aligned
+                    cells.append(Cell(parts if stacked else [one_line], marked))
+                else:
+                    cells.append(_timing_cell(results, result, marked))
             table.rows.append((row, cells))
         tables.append(table)
     return tables
 
 
+def _median_parts(results: ResultFile, result: Result) -> list[str]:
+    """The median time per op and, when the file has the floor, its multiple of the floor."""
+    median = result.median
+    if median is None:
+        return ["not timed"]
+    floor = results.floor(result)
+    floor_median = floor.median if floor else None
+    return [format_time(median)] + ([format_ratio(median / floor_median)] if floor_median else [])
+
+
 def _timing_cell(results: ResultFile, result: Result | None, fastest: bool) -> Cell | None:
     if result is None:
         return None
-    median = result.median
-    if median is None:
+    if result.median is None:
         return Cell(["not timed", "(no values)"])
-    floor = results.floor(result)
-    floor_median = floor.median if floor else None
-    first = format_time(median)
-    if floor_median:
-        first += f"  {format_ratio(median / floor_median)}"
+    first = "  ".join(_median_parts(results, result))
     if not result.payload_bytes:  # produces nothing (the harness overhead): a rate would mean nothing
         return Cell([first, "no payload"], fastest)
     second = format_throughput(result.throughput_mb_s) if result.input_bytes else "-"

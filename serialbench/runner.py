@@ -9,7 +9,10 @@ worker whose task it is builds the payload, imports the case's libraries and che
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
+import shutil
 import sys
 import time
 from importlib import metadata as importlib_metadata
@@ -20,6 +23,7 @@ import pyperf
 from serialbench.case import PROJECT_ROOT
 from serialbench.errors import UsageError
 from serialbench.gitinfo import commit_and_dirty
+from serialbench.progress import Progress
 from serialbench.registry import Benchmark, CaseFailed, Prepared, prepare, select
 from serialbench.results import RESULTS_FORMAT
 
@@ -86,6 +90,8 @@ def make_runner() -> pyperf.Runner:
     add_filter_arguments(parser)
     parser.add_argument("--malloc-default", action="store_true",
                         help="keep glibc's default malloc trimming in workers (see steady_allocator)")
+    parser.add_argument("--no-summary", action="store_true",
+                        help="do not end the run with the table of medians and multiples of the memcpy floor")
     parser.add_argument("--serialbench-commit", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--serialbench-dirty", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--serialbench-calibrate-loops", action="store_true", help=argparse.SUPPRESS)
@@ -182,22 +188,61 @@ def unique_results_path(commit: str, dirty: bool) -> Path:
 def _run_main(runner: pyperf.Runner, benchmarks: list[Benchmark], args) -> int:
     failed = []
     total = len(benchmarks)
+    progress = Progress(total)
+    say = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
+    own_display = _own_display(args)
     for index, bench in enumerate(benchmarks, start=1):
-        if not args.quiet:
-            print(f"[{index}/{total}] {bench.name}", flush=True)
+        say(progress.starting(index, bench.name))
         try:
-            runner.bench_time_func(bench.name, _never_called, inner_loops=UNROLLED_TIERS.get(bench.tier))
+            with _quietly(own_display):
+                result = runner.bench_time_func(bench.name, _never_called, inner_loops=UNROLLED_TIERS.get(bench.tier))
         except RuntimeError as exc:
             # The worker printed the reason; pyperf did not count this task, so keep the index in step.
             runner._worker_task += 1
             failed.append(bench.name)
             print(f"[{index}/{total}] {bench.name}: not timed ({exc})", file=sys.stderr, flush=True)
-    if args.output and os.path.exists(args.output):
-        print(f"results: {args.output}")
+            continue
+        if result is not None:  # None with --compare-to, whose display is pyperf's
+            line = progress.finished(result)
+            if own_display:
+                say(line)
+    closing = progress.closing()
+    if closing:
+        say(closing)
+    written = args.output or args.append
+    if written and os.path.exists(written):
+        print(f"results: {written}")
+        if not args.no_summary:
+            _print_summary(written, {b.name for b in benchmarks} - set(failed))
     if failed:
         print(f"{len(failed)} of {total} benchmarks not timed: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _own_display(args) -> bool:
+    """Whether serialbench prints each result, not pyperf: unless the user asked for pyperf's detail."""
+    return not (args.verbose or args.hist or args.stats or args.dump or args.metadata or args.compare_to)
+
+
+def _quietly(hide: bool):
+    """Hide what pyperf prints in this process (workers write to the terminal directly)."""
+    return contextlib.redirect_stdout(io.StringIO()) if hide else contextlib.nullcontext()
+
+
+def _print_summary(path: str, names: set[str]) -> None:
+    from serialbench.results import load
+    from serialbench.summary import TERMINAL_WIDTH, summary
+
+    width = shutil.get_terminal_size((TERMINAL_WIDTH, 24)).columns  # 80 when not a terminal
+    try:
+        text = summary(load(path, with_memory=False), names, width)
+    except UsageError as exc:  # e.g. --append to a file another serialbench version wrote
+        print(f"no summary: {exc}", file=sys.stderr)
+        return
+    if text:
+        print()
+        print(text, end="")
 
 
 def _never_called(loops):  # the main process only spawns workers

@@ -1,6 +1,7 @@
 """A real pyperf run with the smallest settings: result file, metadata contract, failures."""
 
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -35,6 +36,39 @@ def test_run_prints_progress_and_writes_every_selected_benchmark_and_the_floor(r
     assert suite.get_benchmark_names() == names
     for index, name in enumerate(names, start=1):
         assert f"[{index}/6] {name}" in stdout
+
+
+def test_one_benchmark_ends_with_a_summary_in_multiples_of_the_floor_it_added(tmp_path):
+    path = tmp_path / "one.json"
+    done = serialbench(*SMALLEST, "-b", "triton-binary/join/float32/1K", "-o", path)
+    assert done.returncode == 0, done.stderr.decode()
+    stdout = done.stdout.decode()
+    assert pyperf.BenchmarkSuite.load(str(path)).get_benchmark_names() == [
+        "baseline/tobytes/float32/1K", "triton-binary/join/float32/1K"]
+    assert re.search(r"^\[2/2\] triton-binary/join/float32/1K  \(\d+ s so far, ~\d+ s left\)$", stdout, re.M)
+    assert "WARNING" not in stdout and "Mean +- std dev" not in stdout  # pyperf's own display
+    after_results = stdout.split(f"results: {path}\n", 1)[1]
+    assert "float32, encode: median time per op" in after_results
+    assert re.search(r"^triton-binary/join +\d[\d.]* (ns|us|ms) +\d[\d.,]*x$", after_results, re.M) or re.search(
+        r"^ +\d[\d.,]*x +$", after_results, re.M)  # the multiple beside the time, or under it
+    assert all(len(line) <= 80 for line in after_results.split("\n\n", 1)[1].splitlines())
+
+
+def test_no_summary_ends_with_the_results_path(tmp_path):
+    path = tmp_path / "quiet.json"
+    done = serialbench(*SMALLEST, "--no-summary", "-b", "baseline/tobytes/float32/1K", "-o", path)
+    assert done.returncode == 0, done.stderr.decode()
+    stdout = done.stdout.decode()
+    assert stdout.endswith(f"results: {path}\n")
+    assert "median time per op" not in stdout
+
+
+def test_unstable_results_get_one_line_each_and_one_closing_line(result_file):
+    _, stdout = result_file  # one value of one loop: every result is flagged (a value under 1 ms)
+    assert stdout.count("  unstable: a value lasts only") == 6
+    (closing,) = [line for line in stdout.splitlines() if "results unstable" in line]
+    assert closing.startswith("6 of 6 results unstable: rerun them")
+    assert "'python -m serialbench compare'" in closing
 
 
 def test_each_benchmark_carries_the_metadata_contract(result_file):

@@ -1,0 +1,114 @@
+"""The run's closing summary and its progress lines, as exact text from hand-built pyperf data."""
+
+import pyperf
+
+from serialbench.progress import Progress, instability, result_line
+from serialbench.results import load
+from serialbench.summary import summary
+
+
+def benchmark(name, values, loops=1000, direction="encode"):
+    fmt, impl, kind, tier = name.split("/")
+    metadata = {"name": name, "serialbench_format": fmt, "serialbench_impl": impl, "serialbench_input": kind,
+                "serialbench_tier": tier, "serialbench_direction": direction, "input_bytes": 4000,
+                "payload_bytes": 4100, "loops": loops}
+    return pyperf.Benchmark([pyperf.Run(values, metadata=metadata, collect_metadata=False)])
+
+
+RUN = [
+    benchmark("baseline/tobytes/float32/1K", [100e-9, 100e-9, 120e-9]),
+    benchmark("baseline/tobytes/float32/1M", [100e-6, 101e-6, 99e-6]),
+    benchmark("triton-binary/struct-pack/float32/1K", [2.9e-6, 3.0e-6, 2.8e-6]),
+    benchmark("triton-binary/struct-pack/float32/1M", [270e-6, 271e-6, 269e-6]),
+    benchmark("triton-binary/join/float32/1K", [2.4e-6, 2.5e-6, 2.7e-6]),
+    benchmark("triton-binary/join/float32/1M", [230e-6, 231e-6, 229e-6]),
+    benchmark("triton-binary/decode-json/float32/1K", [4e-6, 4e-6, 4e-6], direction="decode"),
+    benchmark("triton-binary/decode-json/float32/1M", [4e-6, 4e-6, 4e-6], direction="decode"),
+]
+
+
+def results_file(tmp_path, benchmarks=RUN):
+    path = tmp_path / "run.json"
+    pyperf.BenchmarkSuite(benchmarks).dump(str(path))
+    return load(path)
+
+
+def test_the_summary_gives_each_median_and_its_multiple_of_memcpy_on_one_line_where_80_columns_allow(tmp_path):
+    results = results_file(tmp_path)
+    legend, tables = summary(results, {b.get_name() for b in RUN}).split("\n\n", 1)
+    assert " ".join(legend.split()) == (
+        "Median time per op and its multiple of baseline/tobytes (the memcpy floor of the same input and tier); "
+        f"* the fastest of its format. Throughput and payload size: python -m serialbench report {results.path}")
+    assert all(len(line) <= 80 for line in legend.splitlines()[:-1])  # the path may be longer
+    assert tables == """\
+float32, encode: median time per op
+-------------------------------------------------------------
+FORMAT/IMPL                              1K                1M
+-------------------------------------------------------------
+baseline/tobytes              100 ns   1.0x     100 us   1.0x
+
+triton-binary/struct-pack    2.90 us    29x     270 us   2.7x
+triton-binary/join         * 2.50 us    25x  *  230 us   2.3x
+-------------------------------------------------------------
+
+float32, decode: median time per op
+---------------------------------------------------------
+FORMAT/IMPL                            1K              1M
+---------------------------------------------------------
+triton-binary/decode-json  4.00 us    40x  4.00 us  0.04x
+---------------------------------------------------------
+"""
+
+
+def test_a_narrow_terminal_puts_the_multiple_under_the_time(tmp_path):
+    results = results_file(tmp_path, RUN[:6])
+    text = summary(results, {b.get_name() for b in RUN}, width=50)
+    assert text.split("\n\n", 1)[1] == """\
+float32, encode: median time per op
+----------------------------------------------
+FORMAT/IMPL                       1K        1M
+----------------------------------------------
+baseline/tobytes              100 ns    100 us
+                                1.0x      1.0x
+
+triton-binary/struct-pack    2.90 us    270 us
+                                 29x      2.7x
+triton-binary/join         * 2.50 us  * 230 us
+                                 25x      2.3x
+----------------------------------------------
+"""
+    assert all(len(line) <= 50 for line in text.split("\n\n", 1)[1].splitlines())
+
+
+def test_the_summary_shows_only_the_benchmarks_of_this_run(tmp_path):
+    results = results_file(tmp_path)
+    text = summary(results, {"baseline/tobytes/float32/1K", "triton-binary/join/float32/1K"})
+    assert "struct-pack" not in text and "decode" not in text and "1M" not in text
+    assert summary(results, {"msgpack/packb/float32/1K"}) == ""
+
+
+def test_a_steady_result_is_one_line_and_an_unstable_one_says_why():
+    steady = benchmark("baseline/tobytes/float32/1K", [100e-9, 101e-9, 99e-9], loops=1_000_000)
+    assert instability(steady) == []
+    assert result_line(steady) == "  median 100 ns, std dev 1.0%"
+    noisy = benchmark("baseline/tobytes/float32/1K", [100e-9, 100e-9, 180e-9], loops=1_000_000)
+    assert instability(noisy) == ["std dev 36% of the mean"]
+    assert result_line(noisy) == "  median 100 ns, std dev 36%  unstable"
+    outlier = benchmark("baseline/tobytes/float32/1K", [1e-6] * 9 + [10e-6], loops=1_000_000)
+    assert result_line(outlier) == "  median 1.00 us, std dev 150%  unstable: max 426% above the mean"
+    short = benchmark("baseline/tobytes/float32/1K", [5e-6], loops=1)
+    assert result_line(short) == "  median 5.00 us, 1 value  unstable: a value lasts only 5.00 us"
+
+
+def test_progress_estimates_what_is_left_from_the_second_benchmark_on_and_closes_once():
+    now = [100.0]
+    progress = Progress(4, clock=lambda: now[0])
+    assert progress.starting(1, "a/b/float32/1K") == "[1/4] a/b/float32/1K"
+    now[0] += 10
+    assert progress.starting(2, "a/b/float32/10K") == "[2/4] a/b/float32/10K  (10 s so far, ~30 s left)"
+    now[0] += 290
+    assert progress.starting(4, "a/b/float32/1M") == "[4/4] a/b/float32/1M  (5.0 min so far, ~100 s left)"
+    assert progress.closing() is None
+    progress.finished(benchmark("baseline/tobytes/float32/1K", [1e-6, 2e-6], loops=1_000_000))
+    assert progress.closing().startswith("1 of 4 results unstable: rerun them (-b NAME) with more processes")
+    assert "'python -m serialbench compare', not two runs by eye" in progress.closing()
