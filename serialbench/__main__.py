@@ -26,6 +26,16 @@ COMMANDS = {
 }
 
 
+def commands_help() -> str:
+    """The commands and what each does: what `--help` shows before the run's own options."""
+    width = max(len(command) for command in COMMANDS)
+    lines = ["usage: python -m serialbench [COMMAND] [options]", "", "commands:"]
+    lines += [f"  {command.ljust(width)}  {description}" for command, (_, description) in COMMANDS.items()]
+    lines += ["", "'python -m serialbench COMMAND --help' gives a command's options; the run's follow,",
+              "pyperf's among them."]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str]) -> int:
     if argv and not argv[0].startswith("-"):
         command, rest = argv[0], argv[1:]
@@ -33,6 +43,8 @@ def main(argv: list[str]) -> int:
             raise UsageError(f"unknown command {command!r}; accepted: {', '.join(COMMANDS)}")
     else:
         command, rest = "run", argv
+    if command == "run" and ("-h" in rest or "--help" in rest):
+        print(commands_help(), flush=True)
     module_name = COMMANDS[command][0]
     try:
         module = importlib.import_module(module_name)

@@ -87,6 +87,9 @@ def make_runner() -> pyperf.Runner:
                            add_cmdline_args=_forward_filters, program_args=("-m", "serialbench"))
     parser = runner.argparser
     parser.prog = "python -m serialbench"
+    parser.description = ("Time the selected benchmarks, FORMAT/IMPL/INPUT/TIER, with pyperf, and end with a table "
+                          "of their medians. baseline/tobytes, the memcpy floor, always runs for every selected "
+                          "input and tier, so that each result has its multiple of memcpy.")
     add_filter_arguments(parser)
     parser.add_argument("--malloc-default", action="store_true",
                         help="keep glibc's default malloc trimming in workers (see steady_allocator)")

@@ -1,6 +1,7 @@
 """The command line: list, dump, and one-line errors with exit status 2 for bad input."""
 
 import json
+import re
 import struct
 
 import pytest
@@ -39,6 +40,23 @@ def test_list_is_in_a_stable_order_and_filters_combine():
                    "--input", "int32x3")
     expected = [f"triton-binary/{impl}/int32x3/{tier}" for impl in ("struct-pack", "join") for tier in ("1K", "1M")]
     assert names == expected
+
+
+def test_list_names_on_stderr_the_floor_a_run_adds_and_keeps_it_out_of_stdout():
+    done = serialbench("list", "-b", "triton-binary/join", "--tier", "1K", "--input", "float32,png", check=True)
+    assert done.stdout.decode().split() == ["triton-binary/join/float32/1K", "triton-binary/join/png/1K"]
+    assert ("a run also times the memcpy floor of the selected inputs and tiers (2 more): "
+            "baseline/tobytes/float32/1K, baseline/tobytes/png/1K") in done.stderr.decode()
+
+
+def test_help_lists_every_command_before_the_run_options():
+    from serialbench.__main__ import COMMANDS
+
+    stdout = serialbench("--help", check=True).stdout.decode()
+    commands, options = stdout.split("usage: python -m serialbench [-h]", 1)
+    for command, (_, description) in COMMANDS.items():
+        assert re.search(rf"^  {command} +{re.escape(description)}$", commands, re.M), command
+    assert "--no-summary" in options and "memcpy floor, always runs" in options
 
 
 def test_a_glob_word_never_runs_across_a_slash():
