@@ -148,16 +148,13 @@ def serialbench_env(env, *args):
 # use with one line and exit status 2, never a traceback. A command not in this version is skipped.
 
 def command_line(command: str) -> list[str] | None:
-    """How to run a command: `python -m serialbench COMMAND`, or its own module while it is not yet
-    one of serialbench's commands (`memory`); None when this version has neither."""
+    """How to run a command: `python -m serialbench COMMAND`; None when this version lacks it."""
     import importlib.util
 
     from serialbench.__main__ import COMMANDS
 
     if command in COMMANDS and importlib.util.find_spec(COMMANDS[command][0]) is not None:
         return ["-m", "serialbench", command]
-    if importlib.util.find_spec(f"serialbench.{command}") is not None:
-        return ["-m", f"serialbench.{command}"]
     return None
 
 
