@@ -88,6 +88,6 @@ class Progress:
         """One line for all unstable results: what they mean and what to do; None when there are none."""
         if not self.unstable:
             return None
-        return (f"{len(self.unstable)} of {self.total} results unstable: rerun them (-b NAME) with more processes, "
-                "values and time per value (-p, -n, --min-time), on a quieter machine; to tell whether a change "
-                "helped, use 'python -m serialbench compare', not two runs by eye")
+        return (f"{len(self.unstable)} of {self.total} results unstable: rerun them (-b NAME) with more -p, -n or "
+                "--min-time on a quieter machine; to tell whether a change helped, use "
+                "'python -m serialbench compare', not two runs by eye")

@@ -110,5 +110,5 @@ def test_progress_estimates_what_is_left_from_the_second_benchmark_on_and_closes
     assert progress.starting(4, "a/b/float32/1M") == "[4/4] a/b/float32/1M  (5.0 min so far, ~100 s left)"
     assert progress.closing() is None
     progress.finished(benchmark("baseline/tobytes/float32/1K", [1e-6, 2e-6], loops=1_000_000))
-    assert progress.closing().startswith("1 of 4 results unstable: rerun them (-b NAME) with more processes")
+    assert progress.closing().startswith("1 of 4 results unstable: rerun them (-b NAME) with more -p, -n or")
     assert "'python -m serialbench compare', not two runs by eye" in progress.closing()
