@@ -34,8 +34,13 @@ REFUSES_RAW_BYTES = ("KServe's from_bytes decodes every BYTES element of a binar
 def infer_type():
     """`kserve.protocol.infer_type`, with KServe's gRPC messages in their own descriptor pool."""
     _load_messages_in_own_pool()
-    from kserve.protocol import infer_type
-
+    # kserve/model_server.py parses sys.argv at import (its server options): a pyperf worker's
+    # `--worker` reads as an abbreviation of its `--workers` and exits with status 2.
+    argv, sys.argv = sys.argv, sys.argv[:1]
+    try:
+        from kserve.protocol import infer_type
+    finally:
+        sys.argv = argv
     return infer_type
 
 

@@ -166,10 +166,10 @@ def kserve_rest_json(wire, payload):
     is not JSON (the binary extension: triton-binary/decode-kserve)."""
     from typing import get_type_hints
 
+    from_inference_request = _kserve_server.infer_type().InferRequest.from_inference_request  # imports kserve
     from kserve.protocol.rest.v2_endpoints import V2Endpoints
     from pydantic import TypeAdapter
 
-    from_inference_request = _kserve_server.infer_type().InferRequest.from_inference_request
     body_type = TypeAdapter(get_type_hints(V2Endpoints.infer)["request_body"])  # Union[InferenceRequest, bytes]
     validate, loads = body_type.validate_python, json.loads
     model_name, tensors = _kserve.MODEL_NAME, _kserve_server.decode_tensors

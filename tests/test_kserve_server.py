@@ -12,7 +12,7 @@ import pytest
 from cases import _kserve_server
 from serialbench.inputs import INPUT_KINDS
 from serialbench.registry import prepare, select
-from tests.helpers import PROJECT_ROOT, serialbench
+from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench
 
 KSERVE_PATTERN = "*/decode-kserve*"
 
@@ -74,7 +74,9 @@ WORKER = """
 import json, sys
 from serialbench.registry import prepare, select
 
-benchmarks, cases = select(patterns=[sys.argv[1]], tiers="1K", inputs="float32")
+name, sys.argv = sys.argv[1], ["serialbench", "--worker", "--worker-task", "0"]  # a pyperf worker's argv
+
+benchmarks, cases = select(patterns=[name], tiers="1K", inputs="float32")
 (bench,) = benchmarks
 prepare(bench, cases).op()
 print(json.dumps(sorted({name.split(".")[0] for name in sys.modules} & {"kserve", "fastapi", "pandas"})))
@@ -91,6 +93,15 @@ def worker_imports(name: str) -> list[str]:
 def test_a_kserve_worker_imports_kserve_and_a_join_worker_does_not():
     assert worker_imports("triton-binary/decode-kserve/float32/1K") == ["fastapi", "kserve", "pandas"]
     assert worker_imports("triton-binary/join/float32/1K") == []
+
+
+def test_pyperf_workers_time_every_kserve_decode_case(tmp_path):
+    output = tmp_path / "run.json"
+    done = serialbench(*SMALLEST, "-b", "*/decode-kserve*/float32/1K", "-o", output)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    names = [bench["metadata"]["name"] for bench in json.loads(output.read_text())["benchmarks"]]
+    assert sorted(names) == ["kserve-grpc/decode-kserve-typed/float32/1K", "kserve-grpc/decode-kserve/float32/1K",
+                             "kserve-json/decode-kserve/float32/1K", "triton-binary/decode-kserve/float32/1K"]
 
 
 BOTH_LIBRARIES = """
