@@ -10,13 +10,16 @@ puts the values in the typed `contents` fields instead (`fp32_contents`, `int_co
 
 The message classes are tritonclient's generated `tritonclient.grpc.service_pb2`; importing
 anything in `tritonclient.grpc` needs grpcio.
+
+`decode-kserve` and `decode-kserve-typed` are KServe's model server reading the raw and the typed
+forms: its own generated ModelInferRequest, `InferRequest.from_grpc`, `as_numpy()`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from cases import _kserve
+from cases import _kserve, _kserve_server
 from serialbench.case import Case
 
 # InferTensorContents field for each v2 datatype (FP16 and BF16 have none: raw only).
@@ -174,6 +177,22 @@ def decode_typed(wire, payload):
     return decode
 
 
+def kserve_from_grpc(wire, payload):
+    """KServe's gRPC servicer (`ModelInfer`): the request as grpcio hands it over, parsed with
+    KServe's generated ModelInferRequest, `InferRequest.from_grpc`, then each input's
+    `as_numpy()` (np.frombuffer of raw_input_contents, or np.array of the typed field's list)."""
+    infer_type = _kserve_server.infer_type()
+    from_string, from_grpc = infer_type.ModelInferRequest.FromString, infer_type.InferRequest.from_grpc
+    tensors = _kserve_server.decode_tensors
+    return lambda: tensors(from_grpc(from_string(wire)))
+
+
+def _kserve_case(impl, source):
+    return Case("kserve-grpc", impl, _kserve.ALL_INPUTS, kserve_from_grpc, source=source,
+                requires=_kserve_server.REQUIRES, libraries=(*_kserve_server.LIBRARIES, "protobuf"),
+                install=_kserve_server.INSTALL)
+
+
 def _case(impl, setup, **kwargs):
     return Case("kserve-grpc", impl, _kserve.ALL_INPUTS, setup, requires=REQUIRES, libraries=LIBRARIES, **kwargs)
 
@@ -184,4 +203,6 @@ CASES = [
     _case("typed", typed, reference_decoder=decode_request),
     _case("decode-raw", decode_raw, source="raw"),
     _case("decode-typed", decode_typed, source="typed"),
+    _kserve_case("decode-kserve", source="raw"),
+    _kserve_case("decode-kserve-typed", source="typed"),
 ]

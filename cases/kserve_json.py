@@ -11,6 +11,9 @@ a JSON library would need a text encoding the server does not know. Those implem
 png and bytes-batch out and say why (`Case.unsupported`); `json-b64` and `orjson-b64` send each
 element as a base64 string with `"parameters": {"content_type": "base64"}`, MLServer's Base64Codec
 convention and the form KServe's image examples use.
+
+`decode-kserve` is KServe's model server reading a JSON body: the steps of its REST v2 endpoint,
+from the body's bytes to the arrays its model gets.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import json
 
 import numpy as np
 
-from cases import _kserve
+from cases import _kserve, _kserve_server
 from serialbench.case import Case
 
 NO_RAW_BYTES = dict.fromkeys(
@@ -155,6 +158,29 @@ def _decoder(module_name):
     return setup
 
 
+def kserve_rest_json(wire, payload):
+    """KServe's REST v2 `infer` endpoint for an application/json body: Starlette's `Request.json()`
+    (stdlib json.loads), FastAPI's validation of it against the endpoint's declared body type
+    (`InferenceRequest`, a pydantic model), `InferRequest.from_inference_request`, then each
+    input's `as_numpy()` (`np.array(data, dtype)`). KServe calls `from_bytes` only for a body that
+    is not JSON (the binary extension: triton-binary/decode-kserve)."""
+    from typing import get_type_hints
+
+    from_inference_request = _kserve_server.infer_type().InferRequest.from_inference_request  # imports kserve
+    from kserve.protocol.rest.v2_endpoints import V2Endpoints
+    from pydantic import TypeAdapter
+
+    body_type = TypeAdapter(get_type_hints(V2Endpoints.infer)["request_body"])  # Union[InferenceRequest, bytes]
+    validate, loads = body_type.validate_python, json.loads
+    model_name, tensors = _kserve.MODEL_NAME, _kserve_server.decode_tensors
+
+    def decode():
+        request_body = validate(loads(wire), from_attributes=True)  # as fastapi's ModelField.validate
+        return tensors(from_inference_request(request_body, model_name))
+
+    return decode
+
+
 def _headers(wire):
     return {"Content-Type": "application/json"}
 
@@ -178,4 +204,7 @@ CASES = [
     Case("kserve-json", "decode-orjson", _kserve.ARRAY_INPUTS, _decoder("orjson"), source="orjson-numpy",
          requires=("orjson",), libraries=("orjson",), unsupported=NO_RAW_BYTES),
     Case("kserve-json", "decode-b64", _kserve.BYTES_INPUTS, _decoder("json"), source="json-b64"),
+    Case("kserve-json", "decode-kserve", _kserve.ARRAY_INPUTS, kserve_rest_json, source="json",
+         requires=_kserve_server.REQUIRES, libraries=("kserve", "pydantic"), install=_kserve_server.INSTALL,
+         unsupported=NO_RAW_BYTES),
 ]

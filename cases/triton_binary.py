@@ -14,6 +14,8 @@ encoder (`_kserve.serialize_bytes`) instead, byte-identical (tests/test_triton_b
 
 Decoders (the server side) parse the header and slice the body with `np.frombuffer`; the header
 length comes from the `Inference-Header-Content-Length` HTTP header, so it is known before timing.
+`decode-kserve` is KServe's model server instead: `InferRequest.from_bytes`, then `as_numpy()`.
+It refuses BYTES that are not UTF-8 (png, bytes-batch), with its reason.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import struct
 
 import numpy as np
 
-from cases import _kserve
+from cases import _kserve, _kserve_server
 from serialbench.case import Case
 
 ALL_INPUTS = _kserve.ALL_INPUTS
@@ -198,6 +200,17 @@ def _body_decoder(module_name):
     return setup
 
 
+def kserve_from_bytes(wire, payload):
+    """KServe's REST v2 endpoint for a binary-extension body (`DataPlane.decode_inference_request`):
+    `InferRequest.from_bytes(body, json_length, model_name)`, then each input's `as_numpy()`.
+    from_bytes itself slices each tensor with np.frombuffer and turns it into a Python list
+    (`set_data_from_numpy(binary_data=False)`); as_numpy() makes the array again from that list."""
+    from_bytes = _kserve_server.infer_type().InferRequest.from_bytes
+    json_length = _kserve.header_length(wire)  # the Inference-Header-Content-Length header
+    model_name, tensors = _kserve.MODEL_NAME, _kserve_server.decode_tensors
+    return lambda: tensors(from_bytes(wire, json_length, model_name))
+
+
 def _case(impl, setup, requires, libraries, inputs=ALL_INPUTS):
     return Case("triton-binary", impl, inputs, setup, reference_decoder=_kserve.decode_binary_body,
                 requires=requires, libraries=libraries, headers=_kserve.binary_headers)
@@ -214,4 +227,7 @@ CASES = [
     Case("triton-binary", "decode-json", ALL_INPUTS, _body_decoder("json"), source="join"),
     Case("triton-binary", "decode-orjson", ALL_INPUTS, _body_decoder("orjson"), source="join",
          requires=("orjson",), libraries=("orjson",)),
+    Case("triton-binary", "decode-kserve", _kserve.ARRAY_INPUTS, kserve_from_bytes, source="join",
+         requires=_kserve_server.REQUIRES, libraries=_kserve_server.LIBRARIES, install=_kserve_server.INSTALL,
+         unsupported=dict.fromkeys(_kserve.BYTES_INPUTS, _kserve_server.REFUSES_RAW_BYTES)),
 ]

@@ -41,6 +41,8 @@ class Case:
         before timing and `verify` reports what does not round-trip.
     source: for a decode case, the IMPL of the encode case (same format) whose bytes it reads.
     requires: importable module names the case needs; a missing one leaves the case out.
+    install: the command that installs what `requires` names (e.g. an extra of this project),
+        printed by `list` and `run` when one is missing.
     libraries: distributions whose versions go into the benchmark's metadata.
     headers: HTTP headers a client sends with the body, `headers(wire) -> dict`.
     unsupported: input kinds this implementation cannot carry, each with the reason (e.g. raw
@@ -57,6 +59,7 @@ class Case:
     libraries: Sequence[str] = ()
     headers: Callable[[bytes], dict[str, str]] | None = None
     unsupported: Mapping[str, str] = field(default_factory=dict, compare=False)
+    install: str = ""
     module: str = field(default="", compare=False)
 
     @property

@@ -94,7 +94,8 @@ def select(
         missing = case.missing_requirement()
         if missing:
             if any(name_matches(case_pattern(case), p) for p in patterns) or not patterns:
-                warn(f"{case.label}: left out, module {missing!r} is not installed")
+                how = f"; {case.install} adds it" if case.install else ""
+                warn(f"{case.label}: left out, module {missing!r} is not installed{how}")
             continue
         available.append(case)
     benchmarks = all_benchmarks(available, input_list, tier_list)
