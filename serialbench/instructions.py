@@ -26,14 +26,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from serialbench.compare import WORKER_ENV
 from serialbench.errors import UsageError
+from serialbench.sides import Side, worker_environment
 from serialbench.table import text_table
 
 MARKER = "_PyEval_CallTracing"  # sys.call_tracing's C function; no serializer calls it
@@ -41,38 +40,7 @@ TARGET_INSTRUCTIONS = 20_000_000  # per counted region: a few tenths of a second
 MAX_CALLS = 1 << 14
 THRESHOLD = 0.01  # two runs of one revision agree within 0.5% (tests); call 1% a change
 
-# Runs with the tree's own serialbench (`python -c` puts the working directory first on sys.path).
-WORKER = r"""
-import json, sys
-from serialbench.registry import prepare, select
-
-request = json.loads(sys.argv[1])
-benchmarks, cases = select(request["case_dirs"], [request["name"]], request["tier"], request["input"])
-bench = next(b for b in benchmarks if b.name == request["name"])
-op = prepare(bench, cases).op
-
-def calls(op, count):
-    for _ in range(count):
-        op()
-
-def counted(dump):
-    with open(request["out"] + "." + str(dump)) as profile:
-        for line in profile:
-            if line.startswith("summary:"):
-                return int(line.split()[1])
-    raise SystemExit("callgrind wrote no summary")
-
-calls(op, 2)
-sys.call_tracing(calls, (op, 1))
-single = max(counted(1), 1)
-count = request["calls"] or 1
-while not request["calls"] and count * 2 * single <= request["target"] and count < request["max_calls"]:
-    count *= 2
-calls(op, count)
-sys.call_tracing(calls, (op, count))
-sys.call_tracing(calls, (op, 2 * count))
-print(json.dumps({"calls": count}))
-"""
+WORKER = Path(__file__).with_name("callgrind_worker.py")
 
 
 @dataclass(frozen=True)
@@ -91,8 +59,8 @@ def require_valgrind() -> str:
     return path
 
 
-def count_instructions(root: Path, case_dirs: Sequence[str], name: str, calls: int | None = None) -> Count:
-    """Instructions per op of one benchmark, with `root`'s serialbench and cases.
+def count_instructions(side: Side, name: str, calls: int | None = None) -> Count:
+    """Instructions per op of one benchmark on one side (its serialbench, cases and environment).
 
     `calls` per counted region defaults to what makes a region about TARGET_INSTRUCTIONS long; a
     comparison passes BASE's choice to HEAD, since allocator and GC work amortise differently over
@@ -102,13 +70,13 @@ def count_instructions(root: Path, case_dirs: Sequence[str], name: str, calls: i
     _, _, kind, tier = name.split("/")
     with tempfile.TemporaryDirectory(prefix="serialbench-callgrind-") as tmp:
         out = os.path.join(tmp, "callgrind.out")
-        request = {"name": name, "input": kind, "tier": tier, "case_dirs": list(case_dirs), "out": out,
+        request = {"name": name, "input": kind, "tier": tier, "case_dirs": list(side.case_dirs), "out": out,
                    "target": TARGET_INSTRUCTIONS, "max_calls": MAX_CALLS, "calls": calls or 0}
         cmd = [valgrind, "--tool=callgrind", "--quiet", "--collect-atstart=no", f"--toggle-collect={MARKER}",
                f"--dump-after={MARKER}", f"--callgrind-out-file={out}",
-               sys.executable, "-c", WORKER, json.dumps(request)]
-        env = {**os.environ, **WORKER_ENV, "PYTHONHASHSEED": "0"}
-        done = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
+               side.python, "-P", str(WORKER), json.dumps(request)]
+        env = {**worker_environment(side), "PYTHONHASHSEED": "0"}
+        done = subprocess.run(cmd, cwd=side.root, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             lines = [line for line in done.stderr.splitlines() if line.strip()]
             return Count(name, None, error=lines[-1] if lines else f"valgrind exited with status {done.returncode}")
@@ -134,12 +102,13 @@ def _summary(path: str) -> int:
     raise ValueError(f"{path}: no summary line")
 
 
-def count_pairs(trees, names: Sequence[str], workers: int, say: Callable[[str], None]) -> list[tuple[Count, ...]]:
-    """Per benchmark, its count in each tree (the first tree chooses the calls), several at once."""
+def count_pairs(sides: Sequence[Side], names: Sequence[str], workers: int,
+                say: Callable[[str], None]) -> list[tuple[Count, ...]]:
+    """Per benchmark, its count on each side (the first side chooses the calls), several at once."""
 
     def count_everywhere(name: str) -> tuple[Count, ...]:
-        first = count_instructions(trees[0].root, trees[0].case_dirs, name)
-        rest = [count_instructions(tree.root, tree.case_dirs, name, first.calls or None) for tree in trees[1:]]
+        first = count_instructions(sides[0], name)
+        rest = [count_instructions(side, name, first.calls or None) for side in sides[1:]]
         return (first, *rest)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
@@ -150,9 +119,10 @@ def count_pairs(trees, names: Sequence[str], workers: int, say: Callable[[str], 
         return results
 
 
-def compare_trees(base, head, names: Sequence[str], say: Callable[[str], None], threshold: float = THRESHOLD) -> int:
+def compare_sides(base: Side, head: Side, names: Sequence[str], say: Callable[[str], None],
+                  threshold: float = THRESHOLD) -> int:
     counts = count_pairs((base, head), names, os.cpu_count() or 1, say)
-    header = ("benchmark", f"BASE {base.short[:10]}", f"HEAD {head.short[:10]}", "change", "verdict")
+    header = ("benchmark", f"BASE {base.description}", f"HEAD {head.description}", "change", "verdict")
     rows, failed = [], []
     for name, (before, after) in zip(names, counts):
         if before.per_op is None or after.per_op is None:

@@ -6,9 +6,10 @@ floor of the same input and tier, same file), the throughput in MB/s of raw inpu
 payload size per raw input byte. The fastest implementation of each format at each tier is
 marked. With a memory companion file (`python -m serialbench memory`), memory tables follow.
 
-Two files, BASE and NEW: the same layout, each cell the change from BASE to NEW with pyperf's
-significance verdict (Student's t-test, as `pyperf compare_to`), so "did my serializer change
-help?" is answered per format and tier.
+Two files, BASE and NEW: the same layout, each cell the change from BASE to NEW with the verdict
+`compare` gives (serialbench/stats.py: paired when both files are the two sides of one compare
+session, unpaired for two independent runs; the same words and the same correction across the
+table), so "did my serializer change help?" is answered per format and tier.
 
 Views never re-run anything: everything here comes from the result files.
 """
@@ -20,6 +21,8 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from serialbench import comparison, stats
+from serialbench.comparison import parse_percent
 from serialbench.errors import UsageError
 from serialbench.formatting import format_bytes, format_change, format_ratio, format_throughput, format_time
 from serialbench.listing import parser
@@ -27,7 +30,6 @@ from serialbench.registry import name_matches
 from serialbench.results import FLOOR, Result, ResultFile, load, tier_order
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
-DEFAULT_MIN_CHANGE = 5.0  # percent; below it a significant change is reported as "same"
 
 
 @dataclass
@@ -170,71 +172,51 @@ def _rows(group: list[Result], table: Table):
 
 @dataclass
 class Change:
-    """One benchmark in BASE and NEW: medians, NEW/BASE ratio and pyperf's verdict."""
+    """One benchmark in BASE and NEW: medians, NEW/BASE ratio and the verdict of serialbench/stats.py."""
 
     name: str
     base: Result
     new: Result
     ratio: float | None  # median NEW / median BASE
-    significant: bool | None  # pyperf's t-test at 95%; None when a side has fewer than 2 values
-    t_score: float | None
-    verdict: str  # "slower", "faster", "same" or "unknown"
+    verdict: str  # stats.SLOWER, FASTER, NO_CHANGE, TOO_NOISY; "not timed" when a side has no values
+    change: float | None = None  # the engine's estimate, NEW/BASE - 1
 
 
-def compare(base: ResultFile, new: ResultFile, min_change: float = DEFAULT_MIN_CHANGE,
-            names: Sequence[str] | None = None) -> list[Change]:
-    """Changes for the benchmarks present in both files, in NEW's order."""
+def compare(base: ResultFile, new: ResultFile, min_effect: float = stats.MIN_EFFECT,
+            names: Sequence[str] | None = None) -> tuple[list[Change], bool]:
+    """Changes for the benchmarks present in both files, in NEW's order, judged as `compare` judges:
+    paired round by round when both files come from one compare session, unpaired otherwise."""
+    pairs = [(base.get(r.name), r) for r in new.results
+             if (names is None or r.name in names) and base.get(r.name) is not None]
+    timed = [(b, n) for b, n in pairs if b.median is not None and n.median is not None]
+    paired = is_one_session(base, new)
+    rows = comparison.compare_benchmarks({b.name: b.benchmark for b, _ in timed},
+                                         {n.name: n.benchmark for _, n in timed}, paired, min_effect)
+    verdicts = {row.name: row.verdict for row in rows}
     changes = []
-    for new_result in new.results:
-        if names is not None and new_result.name not in names:
-            continue
-        base_result = base.get(new_result.name)
-        if base_result is None:
-            continue
-        changes.append(_change(base_result, new_result, min_change))
-    return changes
+    for b, n in pairs:
+        verdict = verdicts.get(n.name)
+        changes.append(Change(n.name, b, n, n.median / b.median if verdict else None,
+                              verdict.verdict if verdict else "not timed", verdict.change if verdict else None))
+    return changes, paired
 
 
-def _change(base: Result, new: Result, min_change: float) -> Change:
-    if base.median is None or new.median is None:
-        return Change(new.name, base, new, None, None, None, "unknown")
-    ratio = new.median / base.median
-    significant, t_score = significance(base.values, new.values)
-    if significant is None:
-        verdict = "unknown"
-    elif not significant or abs(max(ratio, 1 / ratio) - 1) * 100 < min_change:
-        verdict = "same"
-    else:
-        verdict = "slower" if ratio > 1 else "faster"
-    return Change(new.name, base, new, ratio, significant, t_score, verdict)
+def is_one_session(base: ResultFile, new: ResultFile) -> bool:
+    """Both files are the two sides of one compare session (their runs were taken in lockstep)."""
+    sessions = [{run.get_metadata().get("serialbench_session") for r in f.results for run in r.benchmark.get_runs()}
+                for f in (base, new)]
+    return len(sessions[0]) == 1 and None not in sessions[0] and sessions[0] == sessions[1]
 
 
-def significance(base_values: Sequence[float], new_values: Sequence[float]) -> tuple[bool | None, float | None]:
-    """pyperf's two-sample t-test (what `pyperf compare_to` prints); None with fewer than 2 values.
-
-    pyperf exposes it only as `pyperf._utils.is_significant`; its wrapper in `pyperf._compare`
-    calls one value against one value "significant", which would flag every --debug-single-value
-    run, so serialbench says "unknown" instead.
-    """
-    from pyperf._utils import is_significant
-
-    if len(base_values) < 2 or len(new_values) < 2:
-        return None, None
-    try:
-        return is_significant(list(base_values), list(new_values))
-    except ZeroDivisionError:  # both samples constant: significant exactly when they differ
-        return set(base_values) != set(new_values), None
-
-
-def change_tables(changes: list[Change], min_change: float) -> list[Table]:
+def change_tables(changes: list[Change], min_effect: float, paired: bool) -> list[Table]:
     by_name = {change.name: change for change in changes}
     tables = []
     for kind, direction, group in _groups([change.new for change in changes]):
         columns = tier_order(r.tier for r in group)
         table = Table(
             f"{kind}, {direction}: BASE -> NEW, median time per op",
-            f"Each cell: median BASE -> NEW and pyperf's verdict (t-test at 95%; changes under {min_change:g}% "
-            "count as same). Marked: significantly slower or faster.",
+            f"Each cell: median BASE -> NEW, then the verdict and the estimated change (minimum effect "
+            f"{min_effect * 100:g}%). Marked: slower or faster. " + comparison.legend(paired),
             columns,
         )
         for row, by_tier in _rows(group, table):
@@ -256,17 +238,13 @@ def _change_cell(change: Change) -> Cell:
 
 
 def describe_change(change: Change) -> str:
-    ratio = change.ratio
-    if ratio is None:
+    if change.ratio is None or change.change is None:
         return "not timed"
-    if change.verdict == "slower":
-        return f"{ratio:.2f}x slower"
-    if change.verdict == "faster":
-        return f"{1 / ratio:.2f}x faster"
-    percent = format_change(ratio - 1)
-    if change.verdict == "unknown":
-        return f"? {percent}, 1 value"
-    return f"same {percent}" + ("" if change.significant else ", n.s.")
+    if change.verdict == stats.SLOWER:
+        return f"{1 + change.change:.2f}x slower"
+    if change.verdict == stats.FASTER:
+        return f"{1 / (1 + change.change):.2f}x faster"
+    return f"{change.verdict} {format_change(change.change)}"
 
 
 # ---------------------------------------------------------------- rendering
@@ -407,16 +385,16 @@ def run(argv: list[str]) -> int:
                      help="only benchmarks whose FORMAT/IMPL/INPUT/TIER name matches (repeatable)")
     cli.add_argument("--tier", metavar="T[,T]", help="only these tiers")
     cli.add_argument("--input", metavar="I[,I]", help="only these input kinds")
-    cli.add_argument("--min-change", type=float, default=DEFAULT_MIN_CHANGE, metavar="PCT",
-                     help=f"two files: smaller significant changes count as same (default {DEFAULT_MIN_CHANGE:g})")
+    cli.add_argument("--min-effect", "--min-change", dest="min_effect", metavar="PCT",
+                     help="two files: changes smaller than this are 'no change' "
+                          f"(default {stats.MIN_EFFECT * 100:g}%%)")
     cli.add_argument("--force", action="store_true", help="overwrite the --markdown and --plot files")
     args = cli.parse_args(argv)
     if len(args.files) > 2:
         raise UsageError(f"report takes one result file or two (BASE NEW), not {len(args.files)}")
     if args.plot and not args.plot.lower().endswith(PLOT_SUFFIXES):
         raise UsageError(f"--plot {args.plot}: the name must end in {', '.join(PLOT_SUFFIXES)}")
-    if args.min_change < 0:
-        raise UsageError(f"--min-change {args.min_change:g}: give a percentage of 0 or more")
+    min_effect = parse_percent(args.min_effect)
     check_output(args.markdown, args.force, "--markdown", args.files)
     check_output(args.plot, args.force, "--plot", args.files)
 
@@ -429,9 +407,9 @@ def run(argv: list[str]) -> int:
     else:
         base, new = loaded
         selected = select_results(new, args.patterns, args.tier, args.input)
-        changes = compare(base, new, args.min_change, names={r.name for r in selected})
+        changes, paired = compare(base, new, min_effect, names={r.name for r in selected})
         head = header_lines(base, "BASE ") + header_lines(new, "NEW  ")
-        tables = change_tables(changes, args.min_change)
+        tables = change_tables(changes, min_effect, paired)
         base_selected = filter_results(base.results, args.patterns, _words(args.tier), _words(args.input))
         notes = _change_notes(changes, selected, base_selected)
     if not tables:
@@ -497,10 +475,10 @@ def _change_notes(changes: list[Change], selected: list[Result], base_selected: 
         if flagged:
             notes.append(f"{verdict} in NEW ({len(flagged)}): " + ", ".join(
                 f"{c.name} {describe_change(c).split()[0]}" for c in flagged))
-    same = sum(1 for c in changes if c.verdict == "same")
-    unknown = sum(1 for c in changes if c.verdict == "unknown")
-    notes.append(f"{same} of {len(changes)} benchmarks unchanged" + (
-        f"; {unknown} without a verdict (a side has fewer than 2 values)" if unknown else ""))
+    counts = {word: sum(1 for c in changes if c.verdict == word) for word in (stats.NO_CHANGE, stats.TOO_NOISY)}
+    untimed = sum(1 for c in changes if c.verdict == "not timed")
+    notes.append(f"of {len(changes)} benchmarks: {counts[stats.NO_CHANGE]} no change, "
+                 f"{counts[stats.TOO_NOISY]} too noisy to tell" + (f", {untimed} not timed" if untimed else ""))
     compared = {c.name for c in changes}
     only_new = [r.name for r in selected if r.name not in compared]
     only_base = [r.name for r in base_selected if r.name not in compared]

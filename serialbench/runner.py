@@ -14,7 +14,6 @@ import io
 import os
 import shutil
 import sys
-import time
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 
@@ -26,10 +25,9 @@ from serialbench.gitinfo import commit_and_dirty
 from serialbench.progress import Progress
 from serialbench.registry import Benchmark, CaseFailed, Prepared, prepare, select
 from serialbench.results import RESULTS_FORMAT
+from serialbench.timeloop import UNROLLED_TIERS, calibrated_loops, make_time_func
 
 RESULTS_DIR = PROJECT_ROOT / "results"
-# Tiers cheap enough that a `for` loop's overhead would show: unroll ten calls per iteration.
-UNROLLED_TIERS = {"1K": 10, "10K": 10}
 WORKER_FAILED = 3
 
 # Run-time parameters (issue 6, run-time budget). pyperf's defaults, 20 workers x 3 values of
@@ -269,7 +267,7 @@ def _run_worker(runner: pyperf.Runner, benchmarks: list[Benchmark], cases, task:
             metadata["serialbench_worker_startup_s"] = round(startup, 3)
         time_func = make_time_func(prepared.op, inner_loops)
         if runner.args.serialbench_calibrate_loops:
-            runner.args.loops = calibrated_loops(time_func, runner.args.min_time)
+            runner.args.loops = calibrated_loops(time_func, runner.args.min_time, MAX_LOOPS)
         runner.bench_time_func(
             bench.name,
             time_func,
@@ -277,36 +275,6 @@ def _run_worker(runner: pyperf.Runner, benchmarks: list[Benchmark], cases, task:
             metadata=metadata,
         )
     return 0
-
-
-def calibrated_loops(time_func, min_time: float) -> int:
-    """pyperf's loop calibration, in the timing worker: double the loops until a value takes min_time."""
-    loops = 1
-    while time_func(loops) < min_time and loops * 2 <= MAX_LOOPS:
-        loops *= 2
-    return loops
-
-
-def make_time_func(op, inner_loops: int):
-    """time_func(loops) for pyperf: `loops` iterations of `inner_loops` calls of op, in seconds."""
-    if inner_loops == 10:
-        def time_func(loops):
-            range_it = range(loops)
-            t0 = time.perf_counter()
-            for _ in range_it:
-                op(); op(); op(); op(); op()  # noqa: E702 - unrolled, as pyperformance does
-                op(); op(); op(); op(); op()  # noqa: E702
-            return time.perf_counter() - t0
-    elif inner_loops == 1:
-        def time_func(loops):
-            range_it = range(loops)
-            t0 = time.perf_counter()
-            for _ in range_it:
-                op()
-            return time.perf_counter() - t0
-    else:
-        raise ValueError(f"inner_loops must be 1 or 10, not {inner_loops}")
-    return time_func
 
 
 def process_age() -> float | None:

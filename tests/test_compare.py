@@ -1,12 +1,21 @@
-"""compare between two commits of a throwaway git repository of cases: a real run, small settings."""
+"""compare between sides: two git revisions of a throwaway repository of cases, two versions of a
+library made in the test, two interpreters; the gates and the tables. Local paths only: no test
+reaches a package index."""
 
+import json
+import os
 import subprocess
+import sys
 import textwrap
+import zipfile
 
+import pyperf
 import pytest
 
-from serialbench.compare import checkout, compare_files
-from tests.helpers import assert_one_line_usage_error, serialbench
+from serialbench import comparison, overlays, stats
+from serialbench.compare import compare_files
+from serialbench.worktrees import checkout
+from tests.helpers import PROJECT_ROOT, assert_one_line_usage_error
 
 CASE_MODULE = '''
 from serialbench.case import Case
@@ -32,7 +41,14 @@ CASES = [
 '''
 ONE_COPY = "return array.tobytes()"
 FOUR_COPIES = "array.tobytes(); array.tobytes(); array.tobytes(); return array.tobytes()"
-SMALL = ["--rounds", "12", "--values", "5", "--min-time", "0.01"]  # small, yet robust to 2 spoiled rounds
+# Few fixed rounds, and a minimum effect that an unchanged case cannot reach by noise on a loaded
+# machine: the verdicts these tests assert hold whatever else the machine runs.
+SMALL = ["--rounds", "8", "--min-effect", "10", "--tier", "10K"]
+
+
+def run_serialbench(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "serialbench", *map(str, args)], cwd=PROJECT_ROOT,
+                          capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
 
 
 def git(repo, *args):
@@ -55,36 +71,64 @@ def toy_repo(tmp_path_factory):
     return repo
 
 
+def assert_error_line(done) -> str:
+    """Exit status 2, no traceback, and the error as the last line (progress lines may precede it)."""
+    stderr = done.stderr if isinstance(done.stderr, str) else done.stderr.decode()
+    assert done.returncode == 2, stderr
+    assert "Traceback" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("serialbench: error: ") and sum("error" in line for line in stderr.splitlines()) == 1
+    return last
+
+
+def written_results(stderr: str) -> list[str]:
+    return [line.split(" results: ", 1)[1] for line in stderr.splitlines() if " results: " in line]
+
+
 @pytest.fixture(scope="module")
 def compared(toy_repo):
-    done = serialbench("compare", "HEAD~1", "HEAD", "--cases", toy_repo / "cases", "-b", "toy/*",
-                       "--tier", "10K", "--min-effect", "10", *SMALL)
-    stderr = done.stderr.decode()
-    written = [line.split(" results: ", 1)[1] for line in stderr.splitlines() if " results: " in line]
+    done = run_serialbench("compare", "HEAD~1", "HEAD", "--cases", toy_repo / "cases", "-b", "toy/*", *SMALL,
+                           "--fail-on", "slower")
+    written = written_results(done.stderr)
     yield done, written
     for path in written:
-        __import__("os").remove(path)
+        os.remove(path)
 
 
 def row(stdout: str, name: str) -> str:
     return next(line for line in stdout.splitlines() if line.startswith(name))
 
 
-def test_the_case_doing_more_work_is_slower_and_the_unchanged_one_no_change(compared):
+def test_the_case_doing_more_work_is_slower_and_the_unchanged_one_is_not_flagged(compared):
     done, _ = compared
-    stdout = done.stdout.decode()
-    assert done.returncode == 0, done.stderr.decode()
-    assert row(stdout, "toy/grows/float32/10K").endswith("slower")
-    assert row(stdout, "toy/steady/float32/10K").endswith("no change")
+    assert row(done.stdout, "toy/grows/float32/10K").endswith("slower"), done.stdout + done.stderr
+    assert row(done.stdout, "toy/steady/float32/10K").endswith(("no change", "too noisy to tell"))
 
 
-def test_both_result_files_are_kept_and_give_the_same_verdicts(compared):
+def test_fail_on_slower_exits_1_and_names_the_slower_benchmark(compared):
+    done, _ = compared
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[-1] == "--fail-on slower: 1 benchmarks slower: toy/grows/float32/10K"
+
+
+def test_both_result_files_are_paired_and_give_the_same_verdicts(compared):
     _, written = compared
     assert len(written) == 2 and "results/compare-" in written[0]
-    rows = {r.name: r.verdict for r in compare_files(*written, min_effect=0.10)}
-    assert rows["toy/grows/float32/10K"].verdict == "slower"
-    assert rows["toy/grows/float32/10K"].change > 1.0  # four copies instead of one
-    assert rows["toy/steady/float32/10K"].verdict == "no change"
+    rows, paired = compare_files(*written, min_effect=0.10)
+    verdicts = {r.name: r.verdict for r in rows}
+    assert paired
+    assert verdicts["toy/grows/float32/10K"].verdict == "slower"
+    assert verdicts["toy/grows/float32/10K"].change > 1.0  # four copies instead of one
+    runs = pyperf.BenchmarkSuite.load(written[0]).get_benchmark("toy/grows/float32/10K").get_runs()
+    assert [run.get_metadata()["serialbench_round"] for run in runs] == list(range(8))
+
+
+def test_a_gate_on_an_unchanged_selection_passes(toy_repo):
+    done = run_serialbench("compare", "HEAD~1", "HEAD", "--cases", toy_repo / "cases", "-b", "toy/steady", *SMALL,
+                           "--fail-on", "changed")
+    for path in written_results(done.stderr):
+        os.remove(path)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_the_work_tree_snapshot_has_uncommitted_changes_and_is_removed(toy_repo):
@@ -93,22 +137,212 @@ def test_the_work_tree_snapshot_has_uncommitted_changes_and_is_removed(toy_repo)
     (toy_repo / "cases" / "extra.py").write_text("CASES = []\n")
     toy.write_text(committed + "\n# edited\n")
     try:
-        with checkout([None], ["HEAD"], [str(toy_repo / "cases")]) as (tree,):
-            snapshot = tree.case_dirs[0]
-            assert tree.dirty
+        with checkout([None], ["HEAD"], [str(toy_repo / "cases")]) as (side,):
+            snapshot = side.case_dirs[0]
+            assert side.dirty
             assert open(f"{snapshot}/toy.py").read().endswith("# edited\n")
             assert open(f"{snapshot}/extra.py").read() == "CASES = []\n"
     finally:
         toy.write_text(committed)
         (toy_repo / "cases" / "extra.py").unlink()
-    assert not __import__("os").path.exists(snapshot)
+    assert not os.path.exists(snapshot)
     listed = subprocess.run(["git", "-C", str(toy_repo), "worktree", "list"], capture_output=True, text=True).stdout
     assert len(listed.strip().splitlines()) == 1
 
 
 def test_an_unknown_revision_is_one_line_and_exit_status_2(toy_repo):
-    done = serialbench("compare", "no-such-branch", "--cases", toy_repo / "cases", "-b", "toy/*")
+    done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "no-such-branch", "--cases",
+                           str(toy_repo / "cases"), "-b", "toy/*"], cwd=PROJECT_ROOT, capture_output=True)
     assert "no-such-branch" in assert_one_line_usage_error(done)
+
+
+def test_without_a_revision_or_an_environment_compare_says_what_to_give():
+    done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "-b", "baseline/*"], cwd=PROJECT_ROOT,
+                          capture_output=True)
+    assert "--base-with" in assert_one_line_usage_error(done)
+
+
+# --- environments: a library at two versions ------------------------------------------------------
+
+LIBRARY = '''
+def encode(array):
+    body = array.tobytes()
+    for _ in range({extra}):
+        body = bytes(bytearray(body))
+    return body
+'''
+LIBRARY_CASES = '''
+from serialbench.case import Case
+
+
+def encoded(payload):
+    import toylib
+
+    array = payload.tensors[0].value
+    return lambda: toylib.encode(array)
+
+
+def plain(payload):
+    return payload.tensors[0].value.tobytes
+
+
+CASES = [
+    Case("lib", "toylib", ("float32",), encoded, requires=("toylib",)),
+    Case("lib", "plain", ("float32",), plain),
+]
+'''
+
+
+def make_wheel(directory, version, extra_copies):
+    """toylib-VERSION-py3-none-any.whl, written by hand (a wheel is a zip with its metadata)."""
+    path = directory / f"toylib-{version}-py3-none-any.whl"
+    info = f"toylib-{version}.dist-info"
+    files = {
+        "toylib/__init__.py": textwrap.dedent(LIBRARY.format(extra=extra_copies)),
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: toylib\nVersion: {version}\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    files[f"{info}/RECORD"] = "".join(f"{name},,\n" for name in [*files, f"{info}/RECORD"])
+    with zipfile.ZipFile(path, "w") as wheel:
+        for name, text in files.items():
+            wheel.writestr(name, text)
+    return path
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    root = tmp_path_factory.mktemp("library")
+    (root / "cases").mkdir()
+    (root / "cases" / "lib.py").write_text(textwrap.dedent(LIBRARY_CASES))
+    return {"v1": make_wheel(root, "1.0", 0), "v2": make_wheel(root, "2.0", 3), "cases": root / "cases",
+            "env": {"XDG_CACHE_HOME": str(root / "cache"), "PIP_NO_INDEX": "1"}}
+
+
+@pytest.fixture(scope="module")
+def library_compared(library):
+    done = run_serialbench("compare", "--base-with", library["v1"], "--head-with", library["v2"],
+                           "--cases", library["cases"], "-b", "lib/*", *SMALL, env=library["env"])
+    written = written_results(done.stderr)
+    yield done, written
+    for path in written:
+        os.remove(path)
+
+
+def test_a_library_version_doing_more_work_is_slower_and_an_unrelated_case_is_not_changed(library_compared):
+    done, _ = library_compared
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert row(done.stdout, "lib/toylib/float32/10K").endswith("slower")
+    assert row(done.stdout, "lib/plain/float32/10K").endswith(("no change", "too noisy to tell"))
+
+
+def test_the_table_and_the_result_files_name_each_side(library_compared):
+    done, written = library_compared
+    header = next(line for line in done.stdout.splitlines() if line.startswith("benchmark"))
+    assert "BASE toylib 1.0" in header and "HEAD toylib 2.0" in header
+    for path, version in zip(written, ("1.0", "2.0")):
+        run = pyperf.BenchmarkSuite.load(path).get_benchmark("lib/toylib/float32/10K").get_runs()[0]
+        metadata = run.get_metadata()
+        assert metadata["serialbench_side"] == f"toylib {version}"
+        assert metadata["serialbench_side_specs"].endswith(f"toylib-{version}-py3-none-any.whl")
+        assert metadata["toylib_version"] == version  # what the worker imported
+        assert f"toylib_{version}" in os.path.basename(path)
+
+
+def test_an_overlay_is_cached_and_a_second_call_installs_nothing(library, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", library["env"]["XDG_CACHE_HOME"])
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    said = []
+    first = overlays.overlay([str(library["v1"])], sys.executable, said.append)
+    second = overlays.overlay([str(library["v1"])], sys.executable, said.append)
+    assert second == (first[0], ["toylib 1.0"], False)
+    assert not any("installing" in line for line in said[1 if first[2] else 0:])
+
+
+def test_a_local_checkout_is_installed_again_when_its_files_change(tmp_path):
+    checkout_dir = tmp_path / "toylib"
+    checkout_dir.mkdir()
+    (checkout_dir / "pyproject.toml").write_text("[project]\nname = 'toylib'\nversion = '3.0'\n")
+    identity = overlays.interpreter_identity(sys.executable)
+    before = overlays.overlay_key([str(checkout_dir)], identity)
+    assert overlays.overlay_key([str(checkout_dir)], identity) == before
+    (checkout_dir / "toylib.py").write_text("VALUE = 1\n")
+    assert overlays.overlay_key([str(checkout_dir)], identity) != before
+
+
+def test_a_spec_that_cannot_be_installed_is_one_line_naming_it(library):
+    done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "--head-with", "no-such-package-xyz==1",
+                           "-b", "baseline/tobytes/float32/1K"], cwd=PROJECT_ROOT, capture_output=True,
+                          env={**os.environ, **library["env"]})
+    assert "cannot install 'no-such-package-xyz==1'" in assert_error_line(done)
+
+
+def test_two_interpreters_give_a_table(library):
+    done = run_serialbench("compare", "--base-python", sys.executable, "--head-python", sys.executable,
+                           "-b", "baseline/tobytes/float32/1K", "--rounds", "3")
+    for path in written_results(done.stderr):
+        os.remove(path)
+    assert done.returncode == 0, done.stderr
+    header = next(line for line in done.stdout.splitlines() if line.startswith("benchmark"))
+    assert f"BASE python {sys.version.split()[0]}" in header
+
+
+def test_an_interpreter_without_numpy_is_refused_before_any_timing(tmp_path):
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
+    done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "--head-python",
+                           str(tmp_path / "bare" / "bin" / "python"), "-b", "baseline/tobytes/float32/1K"],
+                          cwd=PROJECT_ROOT, capture_output=True)
+    line = assert_error_line(done)
+    assert "HEAD" in line and "No module named 'numpy'" in line
+    assert "round" not in done.stderr.decode()  # refused before any timing
+
+
+# --- the tables, as exact text from hand-built data -----------------------------------------------
+
+def verdict(change, low, high, word, rounds=16, detectable=0.031):
+    return stats.Verdict(change, low, high, detectable, word, rounds, 0.5)
+
+
+ROWS = [
+    comparison.Row("triton-binary/join/int32x3/1M", 3.78e-3, 1.91e-3, verdict(-0.4947, -0.51, -0.48, "faster", 16)),
+    comparison.Row("triton-binary/join/float32/1K", 5.5e-6, 5.51e-6, verdict(0.001, -0.006, 0.008, "no change", 8)),
+    comparison.Row("msgpack/packb/png/1M", 2.0e-4, 2.1e-4, verdict(0.03, -0.01, 0.07, "too noisy to tell", 32, 0.09)),
+]
+
+
+def test_the_compare_table_as_exact_text():
+    lines = comparison.format_table(ROWS, "BASE 2.45.0", "HEAD 2.46.0", 0.02).splitlines()
+    assert lines[:4] == [
+        "benchmark                      BASE 2.45.0  HEAD 2.46.0          change [95% CI]  detectable  verdict",
+        "triton-binary/join/int32x3/1M      3.78 ms      1.91 ms  -49.5% [-51.0%, -48.0%]        3.1%  faster",
+        "triton-binary/join/float32/1K       5.5 us      5.51 us     +0.1% [-0.6%, +0.8%]        3.1%  no change",
+        "msgpack/packb/png/1M                200 us       210 us     +3.0% [-1.0%, +7.0%]        9.0%  too noisy to tell",  # noqa: E501
+    ]
+    assert lines[5] == "0 slower, 1 faster, 1 no change, 1 too noisy to tell; 8-32 rounds, minimum effect 2%"
+    assert lines[6].startswith("BASE, HEAD: median time per op.")
+
+
+def test_the_markdown_table_has_a_header_an_alignment_row_and_a_row_per_benchmark():
+    text = comparison.markdown_table(ROWS, "BASE a|b", "HEAD c", 0.02)
+    lines = text.splitlines()
+    assert lines[0] == "| benchmark | BASE a\\|b | HEAD c | change [95% CI] | detectable | verdict |"
+    assert lines[1] == "|---|---:|---:|---|---:|---|"
+    assert lines[2] == "| `triton-binary/join/int32x3/1M` | 3.78 ms | 1.91 ms | -49.5% [-51.0%, -48.0%] | 3.1% | faster |"  # noqa: E501
+    assert len([line for line in lines if line.startswith("| `")]) == 3
+
+
+def test_markdown_is_written_and_never_over_an_existing_file(tmp_path):
+    existing = tmp_path / "table.md"
+    existing.write_text("kept")
+    done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "HEAD", "--markdown", str(existing)],
+                          cwd=PROJECT_ROOT, capture_output=True)
+    assert "never overwritten" in assert_one_line_usage_error(done)
+    assert existing.read_text() == "kept"
+
+
+def test_failing_rows_for_each_gate():
+    assert [r.name for r in comparison.failing(ROWS, "slower")] == []
+    assert [r.name for r in comparison.failing(ROWS, "changed")] == ["triton-binary/join/int32x3/1M"]
+    assert comparison.failing(ROWS, None) == []
 
 
 def test_calibrate_wraps_every_case_under_its_prefix_and_keeps_its_bytes(tmp_path):
@@ -122,3 +356,11 @@ def test_calibrate_wraps_every_case_under_its_prefix_and_keeps_its_bytes(tmp_pat
         tobytes = cases[FORMAT_PREFIX + "baseline/tobytes"]
         payload = make_payload("float32", "1K")
         assert tobytes.setup(payload)() == payload.tensors[0].value.tobytes()
+
+
+def test_overlay_manifest_lists_what_was_installed(library, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", library["env"]["XDG_CACHE_HOME"])
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    directory, installed, _ = overlays.overlay([str(library["v2"])], sys.executable, lambda message: None)
+    manifest = json.loads((directory / overlays.MANIFEST).read_text())
+    assert manifest["installed"] == installed == ["toylib 2.0"]

@@ -6,6 +6,7 @@ import pytest
 
 from serialbench.case import PROJECT_ROOT
 from serialbench.instructions import count_instructions
+from serialbench.sides import Side
 from tests.helpers import serialbench
 from tests.test_compare import toy_repo  # noqa: F401 - the fixture
 
@@ -16,8 +17,9 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_two_runs_of_one_revision_agree_within_half_a_percent():
-    first = count_instructions(PROJECT_ROOT, (), "baseline/tobytes/float32/1K")
-    second = count_instructions(PROJECT_ROOT, (), "baseline/tobytes/float32/1K")
+    side = Side("work tree", PROJECT_ROOT)
+    first = count_instructions(side, "baseline/tobytes/float32/1K")
+    second = count_instructions(side, "baseline/tobytes/float32/1K")
     assert first.error == "" and first.per_op > 0
     assert second.per_op == pytest.approx(first.per_op, rel=0.005)
 

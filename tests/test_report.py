@@ -181,10 +181,13 @@ def base_and_new(tmp_path_factory):
 
 def test_compare_flags_the_slowed_benchmark_and_not_the_unchanged_one(base_and_new):
     base, new = base_and_new
-    changes = {change.name: change for change in compare(load(base), load(new))}
+    found, paired = compare(load(base), load(new))
+    changes = {change.name: change for change in found}
     slowed, steady = changes["snooze/slowed/float32/1K"], changes["snooze/steady/float32/1K"]
-    assert slowed.verdict == "slower" and slowed.significant and slowed.ratio > 1.3
-    assert steady.verdict == "same"
+    assert not paired  # two independent runs
+    assert slowed.verdict == "slower" and slowed.ratio > 1.3
+    # Not "no change" exactly: three runs of a sleep on a loaded machine may not prove equivalence.
+    assert steady.verdict in ("no change", "too noisy to tell")
 
 
 def test_two_file_report_shows_the_change_in_the_format_and_tier_layout(base_and_new, tmp_path):
@@ -195,5 +198,6 @@ def test_two_file_report_shows_the_change_in_the_format_and_tier_layout(base_and
     cells = {row[0]: row[1] for row in table[1:]}
     assert table[0] == ["FORMAT/IMPL", "1K"]
     assert re.search(r"\*\*.* -> .*\*\*<br>\d\.\d\dx slower", cells["snooze/slowed"])
-    assert "same" in cells["snooze/steady"] and "**" not in cells["snooze/steady"]
+    assert re.search(r"(no change|too noisy to tell) [+-]\d", cells["snooze/steady"])
+    assert "**" not in cells["snooze/steady"]
     assert "slower in NEW (1): snooze/slowed/float32/1K" in done.stdout.decode()
