@@ -207,11 +207,18 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
         loops = answer["loops"]
     else:
         loops = plan.loops
+    # The sides take their values in a fixed order, A B A B ..., so that every value follows a value
+    # of another process: a process asked twice in a row was measured here 15-20% slower or faster
+    # on its second value (at 1M), a bias that a rotating order turns into noise of that size. The
+    # order starts on another side each round (the looks fall on even rounds: balanced).
+    shift = round_index % len(processes)
+    order = [*range(shift, len(processes)), *range(shift)]
     # Every side prepares at once (they share one CPU, so their allocations interleave): with the
     # sides preparing one after the other, the side that prepared second was faster for the whole
-    # round, by 2-10% at 1M in an A/A comparison, as if it got the better physical memory.
-    for process in processes:
-        process.send({"do": "prepare", "name": name, "loops": loops, "min_time": min_time})
+    # round, by 2-10% at 1M in an A/A comparison, as if it got the better physical memory. Who is
+    # asked first alternates with the order.
+    for index in order:
+        processes[index].send({"do": "prepare", "name": name, "loops": loops, "min_time": min_time})
     prepared = [process.read() for process in processes]
     errors = [f"{p.side.label}: {a['error']}" for p, a in zip(processes, prepared) if "error" in a]
     if errors:
@@ -219,13 +226,7 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
             if "error" not in answer:
                 process.ask({"do": "release"})
         raise _CaseError("; ".join(errors))
-    # The sides take their values in a fixed order, A B A B ..., so that every value follows a value
-    # of another process: a process asked twice in a row was measured here 15-20% slower or faster
-    # on its second value (at 1M), a bias that a rotating order turns into noise of that size. The
-    # order starts on another side each round; one cycle before the recorded ones warms up.
-    shift = round_index % len(processes)
-    order = [*range(shift, len(processes)), *range(shift)]
-    warm = [processes[index].ask({"do": "sample"})["seconds"] for index in order]
+    warm = [processes[index].ask({"do": "sample"})["seconds"] for index in order]  # one cycle, not recorded
     if plan is None:
         value_seconds = warm[order.index(0)] * prepared[0]["loops"] * prepared[0]["inner_loops"]
         cycles = int(BENCHMARK_SECONDS / (len(processes) * max(value_seconds, 1e-9)))
