@@ -209,10 +209,15 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
         loops = plan.loops
     # The sides take their values in a fixed order, A B A B ..., so that every value follows a value
     # of another process: a process asked twice in a row was measured here 15-20% slower or faster
-    # on its second value (at 1M), a bias that a rotating order turns into noise of that size. The
-    # order starts on another side each round (the looks fall on even rounds: balanced).
-    shift = round_index % len(processes)
-    order = [*range(shift, len(processes)), *range(shift)]
+    # on its second value (at 1M), a bias that a rotating order turns into noise of that size. Two
+    # sides swap who starts each round (the looks fall on even rounds: balanced). Three or more
+    # (calibrate) take a new order each round: in a fixed rotation each side always follows the same
+    # neighbour, and the A/A pair came out 0.5-1.4% apart, A following the slowed-down variant.
+    order = list(range(len(processes)))
+    if len(processes) == 2:
+        order = order[round_index % 2:] + order[:round_index % 2]
+    else:
+        random.Random(f"{round_index}/{name}").shuffle(order)
     # Every side prepares at once (they share one CPU, so their allocations interleave): with the
     # sides preparing one after the other, the side that prepared second was faster for the whole
     # round, by 2-10% at 1M in an A/A comparison, as if it got the better physical memory. Who is
