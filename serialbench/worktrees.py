@@ -53,7 +53,7 @@ def _add_worktree(repo: Path, path: Path, commit: str) -> None:
     git(repo, "worktree", "add", "--detach", "--quiet", str(path), commit)
 
 
-def _overlay_work_tree(repo: Path, snapshot: Path) -> bool:
+def _copy_uncommitted(repo: Path, snapshot: Path) -> bool:
     """Copy the work tree's uncommitted changes (modified, deleted, untracked) into a fresh worktree.
 
     Returns whether tracked files differ from HEAD (serialbench's meaning of dirty).
@@ -92,7 +92,7 @@ def checkout(revisions: Sequence[str | None], labels: Sequence[str],
             path = scratch / f"tree-{index:02d}"  # equal lengths: the trees differ in nothing but their code
             _add_worktree(repo, path, commit)
             added.append(path)
-            dirty = _overlay_work_tree(repo, path) if revision is None else False
+            dirty = _copy_uncommitted(repo, path) if revision is None else False
             mapped = tuple(str(path / Path(d).resolve().relative_to(repo)) if _inside(d, repo)
                            else str(Path(d).resolve()) for d in case_dirs)
             sides.append(Side(label, path if own else PROJECT_ROOT, mapped, revision=revision or "work tree",
