@@ -53,7 +53,7 @@ class Evidence:
     se: float
     df: float
     samples: int
-    exact_p: float | None = None  # a randomisation p-value, where one was computed
+    exact_p: float | None = None  # the signed-rank test's exact p, where one was computed
 
 
     @property

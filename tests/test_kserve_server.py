@@ -13,6 +13,7 @@ from cases import _kserve_server
 from serialbench.inputs import INPUT_KINDS
 from serialbench.registry import prepare, select
 from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench
+from tests.test_verify import table_rows
 
 KSERVE_PATTERN = "*/decode-kserve*"
 
@@ -37,15 +38,6 @@ def test_each_kserve_decode_case_round_trips_every_input_it_declares(bench, case
 def run_python(script: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], cwd=PROJECT_ROOT, capture_output=True,
                           text=True, timeout=300)
-
-
-def table_rows(stdout: bytes) -> dict[tuple[str, str], str]:
-    rows = {}
-    for line in stdout.decode().splitlines()[1:]:
-        if line.strip() and not line.startswith("verify: "):
-            label, input_name, verdict = line.split(None, 2)
-            rows[(label, input_name)] = verdict
-    return rows
 
 
 def test_verify_shows_kserve_refusing_a_png_in_a_binary_body_with_its_message():
