@@ -9,7 +9,7 @@ the worker of the other side is alive at the same time and idle while this one t
 two sides' values alternate milliseconds apart (lockstep) and a change of the machine's speed
 within seconds falls on both alike.
 
-Requests: {"do": "prepare", "name", "loops" (0: calibrate), "min_time"}, {"do": "sample"} (one
+Requests: {"do": "prepare", "name", "loops" (0: calibrate), "min_time", "check" (the round trip)}, {"do": "sample"} (one
 value, in seconds per op), {"do": "release"}, {"do": "exit"}.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import inspect
 import json
 import os
 import random
@@ -57,25 +58,40 @@ class Worker:
         self.time_func = self.op = None
         self.calls = 1
         self.padding = None
+        self.selection = None
 
-    def prepare(self, name: str, loops: int, min_time: float) -> dict:
+    def prepare(self, name: str, loops: int, min_time: float, check: bool = True) -> dict:
         from serialbench import registry, runner
 
-        self.release()
+        if self.op is not None:
+            self.release()
         self.padding = random_heap_padding()
-        _, _, kind, tier = name.split("/")
-        benchmarks, cases = registry.select(self.case_dirs, [name], tier, kind)
-        bench = next(b for b in benchmarks if b.name == name)
-        prepared = registry.prepare(bench, cases)
+        bench, cases = self.find(name)
+        prepared = prepare_benchmark(registry, bench, cases, check)
         inner = timeloop.UNROLLED_TIERS.get(bench.tier, 1)
         self.op = prepared.op
         self.time_func = timeloop.make_time_func(self.op, inner, self.clock)
         if not loops:
             loops = timeloop.calibrated_loops(self.time_func, min_time)
         self.loops, self.calls = loops, loops * inner
-        self.time_func(loops)  # warm-up, not recorded
+        if loops > 1 or inner > 1:  # an op that fills a value with one call was warmed by prepare's own call
+            self.time_func(loops)  # warm-up, not recorded
         metadata = runner.benchmark_metadata(bench, prepared)
         return {"loops": loops, "inner_loops": inner, "metadata": metadata}
+
+    def find(self, name: str):
+        """The benchmark and every case, from one selection per process: selecting looks for every
+        case's libraries on sys.path, 25 ms that each prepare of a round would otherwise repeat."""
+        from serialbench import inputs, registry
+
+        if self.selection is None:
+            benchmarks, cases = registry.select(self.case_dirs, [], ",".join(inputs.TIERS),
+                                                ",".join(inputs.INPUT_KINDS))
+            self.selection = {bench.name: bench for bench in benchmarks}, cases
+        benchmarks, cases = self.selection
+        if name not in benchmarks:
+            raise LookupError(f"no benchmark {name} in this checkout")
+        return benchmarks[name], cases
 
     def sample(self) -> float:
         """One value: seconds per op."""
@@ -83,7 +99,22 @@ class Worker:
 
     def release(self) -> None:
         self.time_func = self.op = self.padding = None
+        # Collect the benchmark's garbage, then freeze what survives (mostly the libraries that the
+        # round's benchmarks imported so far): a full collection scans every live object, and with
+        # KServe's server code imported it took 150 ms here, paid on both sides after every
+        # benchmark of a round. Frozen, they are skipped by the next collections, including any
+        # that falls inside a timed loop, which then scans the objects of the benchmark being
+        # timed, not those of whichever libraries the shuffled order imported before it.
         gc.collect()
+        gc.freeze()
+
+
+def prepare_benchmark(registry, bench, cases, check: bool):
+    """registry.prepare, without the round-trip check when told so and the side's serialbench
+    has the option (a revision older than it always checks)."""
+    if check or "check" not in inspect.signature(registry.prepare).parameters:
+        return registry.prepare(bench, cases)
+    return registry.prepare(bench, cases, check=False)
 
 
 def distribution_versions(names) -> dict:
@@ -107,7 +138,8 @@ def serve(requests, reply, worker: Worker) -> None:
             return
         try:
             if action == "prepare":
-                answer = worker.prepare(request["name"], request["loops"], request["min_time"])
+                answer = worker.prepare(request["name"], request["loops"], request["min_time"],
+                                        request.get("check", True))
             elif action == "sample":
                 answer = {"seconds": worker.sample()}
             elif action == "release":
@@ -135,6 +167,10 @@ def main() -> None:
     reply.write(json.dumps(hello) + "\n")
     reply.flush()
     serve(sys.stdin, reply, Worker(config["case_dirs"]))
+    # Skip the interpreter's teardown (a third of a second with TensorFlow's modules loaded, for
+    # each side at the end of every round): nothing is left to write but stderr.
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

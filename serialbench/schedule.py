@@ -32,6 +32,9 @@ from serialbench.sides import Side, worker_environment
 WORKER = Path(__file__).with_name("lockstep_worker.py")
 MIN_TIME = 0.002  # seconds per value: short, so that the values of a cycle are close in time
 BENCHMARK_SECONDS = 0.3  # per benchmark per round, all sides together: how many cycles fit
+# Cycles per benchmark per round: as many as fit in BENCHMARK_SECONDS, at most MAX_CYCLES. An op
+# too slow for MIN_CYCLES (35 ms or more a call) gets the cycles that fit, at least one, and no warm
+# cycle: at 1M one KServe decoder call takes 3 s, and its rounds would otherwise last half a minute.
 MIN_CYCLES, MAX_CYCLES = 3, 50
 REPLY_TIMEOUT = 900
 
@@ -221,9 +224,11 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
     # Every side prepares at once (they share one CPU, so their allocations interleave): with the
     # sides preparing one after the other, the side that prepared second was faster for the whole
     # round, by 2-10% at 1M in an A/A comparison, as if it got the better physical memory. Who is
-    # asked first alternates with the order.
+    # asked first alternates with the order. The round trip is checked in the first round only:
+    # later rounds run the same code on the same input (at 1M a decoder's check costs seconds).
     for index in order:
-        processes[index].send({"do": "prepare", "name": name, "loops": loops, "min_time": min_time})
+        check = round_index == 0 and not (plan is None and index == 0)  # side 0 was checked calibrating
+        processes[index].send({"do": "prepare", "name": name, "loops": loops, "min_time": min_time, "check": check})
     prepared = [process.read() for process in processes]
     errors = [f"{p.side.label}: {a['error']}" for p, a in zip(processes, prepared) if "error" in a]
     if errors:
@@ -231,12 +236,15 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
             if "error" not in answer:
                 process.ask({"do": "release"})
         raise _CaseError("; ".join(errors))
-    warm = [processes[index].ask({"do": "sample"})["seconds"] for index in order]  # one cycle, not recorded
     if plan is None:
+        warm = [processes[index].ask({"do": "sample"})["seconds"] for index in order]  # one cycle, not recorded
         value_seconds = warm[order.index(0)] * prepared[0]["loops"] * prepared[0]["inner_loops"]
         cycles = int(BENCHMARK_SECONDS / (len(processes) * max(value_seconds, 1e-9)))
         plan = session.plans[name] = Plan(prepared[0]["loops"], prepared[0]["inner_loops"],
-                                          max(MIN_CYCLES, min(MAX_CYCLES, cycles)))
+                                          max(1, min(MAX_CYCLES, cycles)))
+    elif plan.cycles >= MIN_CYCLES:  # a slower op is warm after prepare's own call
+        for index in order:
+            processes[index].ask({"do": "sample"})
     values: list[list[float]] = [[] for _ in processes]
     for _ in range(plan.cycles):
         for index in order:

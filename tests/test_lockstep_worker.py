@@ -1,11 +1,12 @@
 """compare's lockstep worker times an op as the runner's pyperf workers do: a structural test on a
 case of known cost (a virtual clock that only the op moves), not a timed one."""
 
+import gc
 import textwrap
 
 import pytest
 
-from serialbench import lockstep_worker, timeloop
+from serialbench import lockstep_worker, registry, timeloop
 from tests import known_cost
 
 CASE = '''
@@ -23,7 +24,12 @@ def known(payload):
     return op
 
 
-CASES = [Case("known", "cost", ("float32",), known)]
+def wrong_decoder(wire, payload):
+    return [payload.tensors[0].value + 1]
+
+
+CASES = [Case("known", "cost", ("float32",), known),
+         Case("known", "wrong-decoder", ("float32",), known, reference_decoder=wrong_decoder)]
 '''
 
 
@@ -52,7 +58,36 @@ def test_given_loops_are_used_as_they_are(worker):
     assert known_cost.now - before == pytest.approx(7 * 10 * known_cost.COST)
 
 
-def test_release_drops_the_op(worker):
+def test_release_drops_the_op_and_freezes_what_survives(worker):
     worker.prepare("known/cost/float32/1K", 1, min_time=1e-3)
+    try:
+        worker.release()
+        assert worker.time_func is None and worker.op is None
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
+def test_the_round_trip_is_checked_unless_told_not_to(worker):
+    # compare checks a benchmark in its first round and skips the check in later rounds: the
+    # same code on the same input (a KServe decoder's check at 1M costs seconds).
+    with pytest.raises(registry.CaseFailed, match="does not decode to its input"):
+        worker.prepare("known/wrong-decoder/float32/1K", 1, min_time=1e-3)
+    assert worker.prepare("known/wrong-decoder/float32/1K", 1, min_time=1e-3, check=False)["loops"] == 1
+
+
+@pytest.mark.parametrize("tier, loops, calls", [("1K", 3, 1 + 3 * 10), ("1M", 1, 1)])
+def test_prepare_warms_the_loop_up_unless_one_call_fills_a_value(worker, tier, loops, calls):
+    # prepare's own call (the body for the check) warms a slow op; a fast one also runs its loop once.
+    before = known_cost.now
+    worker.prepare(f"known/cost/float32/{tier}", loops, min_time=1e-3, check=False)
+    assert round((known_cost.now - before) / known_cost.COST) == calls
+
+
+def test_the_selection_is_made_once_per_process(worker, monkeypatch):
+    worker.prepare("known/cost/float32/1K", 1, min_time=1e-3)
+    monkeypatch.setattr(registry, "select", lambda *args, **kwargs: pytest.fail("selected again"))
     worker.release()
-    assert worker.time_func is None and worker.op is None
+    assert worker.prepare("known/cost/float32/10K", 1, min_time=1e-3)["loops"] == 1
+    with pytest.raises(LookupError, match="no benchmark known/cost/png/1K"):
+        worker.prepare("known/cost/png/1K", 1, min_time=1e-3)

@@ -1,0 +1,98 @@
+"""The requests a round sends its workers: structural tests with stand-in workers, no timing."""
+
+import random
+from pathlib import Path
+
+import pytest
+
+from serialbench import schedule
+from serialbench.sides import Side
+
+SECONDS_PER_OP = {"fast/op/float32/1K": 1e-6, "slow/op/float32/1M": 0.2}
+
+
+class FakeProcess:
+    """A worker that answers at once and records what it was asked."""
+
+    def __init__(self, side, cpu=None):
+        self.side = side
+        self.hello = {"serialbench": "elsewhere"}
+        self.requests = []
+        self.pending = []
+        self.name = None
+        self.loops = 1
+
+    def send(self, request):
+        self.requests.append(request)
+        if request["do"] == "prepare":
+            self.name = request["name"]
+            seconds = SECONDS_PER_OP[self.name]
+            self.loops = request["loops"] or max(1, int(schedule.MIN_TIME / seconds))
+            self.pending.append({"loops": self.loops, "inner_loops": 1, "metadata": {}})
+        elif request["do"] == "sample":
+            self.pending.append({"seconds": SECONDS_PER_OP[self.name]})
+        else:
+            self.pending.append({})
+
+    def read(self):
+        return self.pending.pop(0)
+
+    def ask(self, request):
+        self.send(request)
+        return self.read()
+
+    def close(self):
+        pass
+
+
+@pytest.fixture
+def rounds(monkeypatch):
+    made = []
+
+    def process(side, cpu=None):
+        made.append(FakeProcess(side, cpu))
+        return made[-1]
+
+    monkeypatch.setattr(schedule, "Process", process)
+    sides = [Side(label, Path("."), own_serialbench=False) for label in ("BASE", "HEAD")]
+    session = schedule.Session(sides, list(SECONDS_PER_OP))
+
+    def run(count):
+        for _ in range(count):
+            schedule.time_round(session, list(SECONDS_PER_OP), schedule.MIN_TIME, random.Random(0), print)
+        return session, made
+
+    return run
+
+
+def asked(process, name, what):
+    """The requests `what` that the process got for benchmark `name` (releases carry no name)."""
+    start = next(i for i, r in enumerate(process.requests) if r.get("name") == name)
+    end = next((i for i, r in enumerate(process.requests[start + 1:], start + 1)
+                if r.get("name") not in (None, name)), len(process.requests))
+    requests = process.requests[start:end]
+    return [r for r in requests if r["do"] == what]
+
+
+def test_the_round_trip_is_checked_in_the_first_round_only(rounds):
+    session, made = rounds(2)
+    first_base, first_head, second_base, second_head = made
+    for name in SECONDS_PER_OP:
+        # BASE calibrates the loops (a checked prepare), then both sides prepare for timing.
+        assert [r["check"] for r in asked(first_base, name, "prepare") if "check" in r] == [False]
+        assert [r["loops"] for r in asked(first_base, name, "prepare")][0] == 0
+        assert [r["check"] for r in asked(first_head, name, "prepare")] == [True]
+        assert [r["check"] for r in asked(second_base, name, "prepare")] == [False]
+        assert [r["check"] for r in asked(second_head, name, "prepare")] == [False]
+
+
+def test_a_slow_op_gets_the_cycles_that_fit_and_no_warm_cycle_after_the_first_round(rounds):
+    session, made = rounds(2)
+    slow, fast = "slow/op/float32/1M", "fast/op/float32/1K"
+    assert session.plans[slow].cycles == 1  # 0.3 s for two sides of 0.2 s values: one cycle
+    assert session.plans[fast].cycles == schedule.MAX_CYCLES
+    second_base = made[2]
+    assert len(asked(second_base, slow, "sample")) == 1  # no warm cycle
+    assert len(asked(second_base, fast, "sample")) == 1 + schedule.MAX_CYCLES  # warm cycle, then the cycles
+    for label in ("BASE", "HEAD"):
+        assert [len(run.values) for run in session.runs[label][slow]] == [1, 1]
