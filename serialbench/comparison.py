@@ -42,7 +42,7 @@ class PairedComparison:
     def look(self, session: Session, name: str, look_index: int, final: bool) -> bool:
         """Record a look at `name`; whether it is settled (changed for sure, or no change)."""
         estimates = round_estimates(session.runs[self.base].get(name, []), session.runs[self.head].get(name, []))
-        look = stats.Look(stats.paired_evidence(estimates), self.shares[look_index])
+        look = stats.Look(stats.paired_evidence(estimates), stats.share_at(self.shares, look_index, final))
         history = self.histories.setdefault(name, [])
         history.append(look)
         threshold = stats.threshold(self.min_effect)

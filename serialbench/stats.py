@@ -217,6 +217,13 @@ def look_shares(count: int) -> tuple[float, ...]:
     return tuple(weight / sum(weights) for weight in weights)
 
 
+def share_at(shares: Sequence[float], look_index: int, final: bool) -> float:
+    """The share of ALPHA that a look spends: its own, or, when it is the session's last (time is
+    up, or interrupted), its own and every later look's, which will never be taken. The shares
+    spent over a benchmark's looks still add up to at most 1 (weighted Bonferroni over looks)."""
+    return sum(shares[look_index:]) if final else shares[look_index]
+
+
 def sequential_p(looks: Sequence[Look]) -> float:
     """A p-value valid whichever look the benchmark stopped at: min over looks of p / share."""
     return min(1.0, min(look.evidence.p_value() / look.share for look in looks))

@@ -24,14 +24,17 @@ def fixed_session(rng, shifts, sigma, rounds=16):
     return stats.verdicts([[Look(stats.paired_evidence(shift + noise(rng, rounds, sigma)))] for shift in shifts])
 
 
-def adaptive_session(rng, shifts, sigma, looks=(8, 16, 32)):
-    """What compare does: look at 8, 16 and 32 rounds, stop a benchmark once it is settled."""
+def adaptive_session(rng, shifts, sigma, looks=(8, 16, 32), time_up_at=None, spend_the_rest=True):
+    """What compare does: look at 8, 16 and 32 rounds, stop a benchmark once it is settled; when
+    time is up at look `time_up_at`, that look is the last and spends the rest of ALPHA."""
     shares = stats.look_shares(len(looks))
+    last = len(looks) - 1 if time_up_at is None else time_up_at
     histories = []
     for shift in shifts:
         x = shift + noise(rng, looks[-1], sigma)
         history = []
-        for rounds, share in zip(looks, shares):
+        for index, rounds in enumerate(looks[:last + 1]):
+            share = stats.share_at(shares, index, index == last and spend_the_rest)
             history.append(Look(stats.paired_evidence(x[:rounds]), share))
             if stats.is_changed_early(history, len(shifts), LIMIT) or stats.is_equivalent(history[-1], LIMIT):
                 break
@@ -43,7 +46,12 @@ def flagged(verdicts):
     return any(v.verdict in (SLOWER, FASTER) for v in verdicts)
 
 
-@pytest.mark.parametrize("session", [fixed_session, adaptive_session])
+def cut_short_session(rng, shifts, sigma):
+    """compare stopped by --max-time after 16 rounds: the second look is the last."""
+    return adaptive_session(rng, shifts, sigma, time_up_at=1)
+
+
+@pytest.mark.parametrize("session", [fixed_session, adaptive_session, cut_short_session])
 def test_an_a_a_comparison_of_a_whole_format_is_flagged_in_at_most_1_session_in_20(session):
     rng = np.random.default_rng(11)
     sessions = 40
@@ -63,7 +71,7 @@ def test_adaptive_stopping_settles_clear_benchmarks_early_and_keeps_the_error_ra
     rng = np.random.default_rng(13)
     verdicts = adaptive_session(rng, [math.log(2.0)] * 10 + [0.0] * 10, 0.01)
     assert [v.verdict for v in verdicts[:10]] == [SLOWER] * 10
-    # The sign-flip p of a trimmed statistic reaches Bonferroni's level at 16 or 32 rounds, not at 8.
+    # The signed-rank p reaches Bonferroni's level at 16 or 32 rounds, not at 8.
     assert sum(v.rounds == 16 for v in verdicts[:10]) >= 5
     assert all(v.verdict == NO_CHANGE and v.rounds <= 16 for v in verdicts[10:])
 
@@ -74,9 +82,20 @@ def test_no_change_is_confirmed_for_most_quiet_unchanged_benchmarks():
     assert sum(v.verdict == NO_CHANGE for v in verdicts) / len(verdicts) >= 0.8
 
 
-def test_a_change_at_the_minimum_effect_is_rarely_called_no_change():
+def test_a_session_cut_short_by_time_spends_the_rest_of_alpha_on_its_last_look():
+    def confirmed(spend_the_rest):
+        rng = np.random.default_rng(20)
+        verdicts = [v for _ in range(10) for v in adaptive_session(
+            rng, [0.0] * 20, 0.02, time_up_at=1, spend_the_rest=spend_the_rest)]
+        return sum(v.verdict == NO_CHANGE for v in verdicts) / len(verdicts)
+
+    assert confirmed(spend_the_rest=True) > confirmed(spend_the_rest=False) + 0.05
+
+
+@pytest.mark.parametrize("time_up_at", [None, 1])
+def test_a_change_at_the_minimum_effect_is_rarely_called_no_change(time_up_at):
     rng = np.random.default_rng(15)
-    verdicts = [v for _ in range(20) for v in adaptive_session(rng, [LIMIT] * 20, 0.02)]
+    verdicts = [v for _ in range(20) for v in adaptive_session(rng, [LIMIT] * 20, 0.02, time_up_at=time_up_at)]
     assert sum(v.verdict == NO_CHANGE for v in verdicts) / len(verdicts) <= 0.05
 
 
@@ -95,7 +114,7 @@ def test_two_spoiled_rounds_of_16_do_not_make_a_change():
     assert abs(verdict.change) < 0.01
 
 
-def test_the_sign_flip_p_value_is_exact_for_symmetric_noise():
+def test_the_signed_rank_p_value_is_exact_for_symmetric_noise():
     rng = np.random.default_rng(18)
     p_values = np.array([stats.paired_evidence(noise(rng, 12, 0.03)).p_value() for _ in range(4000)])
     for level in (0.05, 0.01):
@@ -119,6 +138,11 @@ def test_benjamini_hochberg_rejects_up_to_the_largest_rank_under_its_line():
 def test_look_shares_spend_alpha_once():
     for count in (1, 2, 3, 5):
         assert sum(stats.look_shares(count)) == pytest.approx(1.0)
+    shares = stats.look_shares(3)
+    # Looks 0 and 1, then time is up: look 1 is the last and takes what look 2 would have had.
+    spent = stats.share_at(shares, 0, False) + stats.share_at(shares, 1, True)
+    assert spent == pytest.approx(1.0)
+    assert stats.share_at(shares, 2, True) == shares[2]
 
 
 def test_fewer_than_three_rounds_claim_nothing():
