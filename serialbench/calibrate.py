@@ -63,7 +63,7 @@ PREFIX = {prefix!r}
 CHEAP = 100e-6  # seconds per call below which a value holds hundreds of calls
 
 
-def _per_call(function, seconds=0.02, calls=3):
+def _per_call(function, seconds=0.02, calls=1):
     function()  # warm
     clock, done, started = time.thread_time, 0, time.thread_time()
     while done < calls or clock() - started < seconds:
