@@ -11,7 +11,8 @@ Two files, BASE and NEW: the same layout, each cell the change from BASE to NEW 
 session, unpaired for two independent runs; the same words and the same correction across the
 table), so "did my serializer change help?" is answered per format and tier.
 
-Views never re-run anything: everything here comes from the result files.
+Views never re-run anything: everything here comes from the result files. The two-file changes
+are serialbench/report_changes.py; the tables' layout and rendering serialbench/report_tables.py.
 """
 
 from __future__ import annotations
@@ -19,32 +20,18 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from serialbench import comparison, stats
+from serialbench import stats
 from serialbench.comparison import parse_percent
 from serialbench.errors import UsageError
-from serialbench.formatting import format_bytes, format_change, format_ratio, format_throughput, format_time
+from serialbench.formatting import format_bytes, format_ratio, format_throughput, format_time
 from serialbench.listing import parser
 from serialbench.registry import name_matches
+from serialbench.report_changes import change_notes, change_tables, compare
+from serialbench.report_tables import Cell, Table, groups, render_markdown, render_text, rows
 from serialbench.results import FLOOR, Result, ResultFile, load, tier_order
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
-
-
-@dataclass
-class Cell:
-    lines: list[str]
-    marked: bool = False  # fastest of its format (one file) or a flagged change (two files)
-
-
-@dataclass
-class Table:
-    title: str
-    legend: str
-    columns: list[str]
-    rows: list[tuple[str, list[Cell | None]]] = field(default_factory=list)
-    group_starts: set[int] = field(default_factory=set)  # row indexes where a new format begins
 
 
 # ---------------------------------------------------------------- one file
@@ -62,11 +49,11 @@ def timing_tables(results: ResultFile, selected: list[Result], brief: bool = Fal
     """Per input kind and direction, FORMAT/IMPL by tier. `brief` keeps only the median and its
     multiple of the floor (the run's summary), on one line or, `stacked`, on two (narrower)."""
     tables = []
-    for kind, direction, group in _groups(selected):
+    for kind, direction, group in groups(selected):
         columns = tier_order(r.tier for r in group)
         fastest = _fastest_per_format_and_tier(group)
         table = Table(f"{kind}, {direction}: median time per op", BRIEF_LEGEND if brief else TIMING_LEGEND, columns)
-        for row, by_tier in _rows(group, table):
+        for row, by_tier in rows(group, table):
             cells: list[Cell | None] = []
             for tier in columns:
                 result = by_tier.get(tier)
@@ -117,7 +104,7 @@ def _fastest_per_format_and_tier(group: list[Result]) -> dict[tuple[str, str], R
 
 def memory_tables(selected: list[Result]) -> list[Table]:
     tables = []
-    for kind, direction, group in _groups([r for r in selected if r.memory is not None]):
+    for kind, direction, group in groups([r for r in selected if r.memory is not None]):
         columns = tier_order(r.tier for r in group)
         table = Table(
             f"{kind}, {direction}: memory per op (tracemalloc)",
@@ -126,7 +113,7 @@ def memory_tables(selected: list[Result]) -> list[Table]:
             "Memory a library allocates outside Python's allocators and numpy is not traced.",
             columns,
         )
-        for row, by_tier in _rows(group, table):
+        for row, by_tier in rows(group, table):
             cells: list[Cell | None] = []
             for tier in columns:
                 result = by_tier.get(tier)
@@ -143,163 +130,7 @@ def memory_tables(selected: list[Result]) -> list[Table]:
     return tables
 
 
-def _groups(selected: list[Result]):
-    """(input kind, direction, results) in the order the file has them, encode before decode."""
-    kinds = list(dict.fromkeys(r.input for r in selected))
-    for kind in kinds:
-        for direction in ("encode", "decode"):
-            group = [r for r in selected if r.input == kind and r.direction == direction]
-            if group:
-                yield kind, direction, group
-
-
-def _rows(group: list[Result], table: Table):
-    """(FORMAT/IMPL, {tier: result}) with the formats in file order, baseline first."""
-    rows: dict[str, dict[str, Result]] = {}
-    for result in sorted(group, key=lambda r: r.format != FLOOR[0]):  # stable: file order otherwise
-        rows.setdefault(result.row, {})[result.tier] = result
-    previous_format = None
-    for index, (row, by_tier) in enumerate(rows.items()):
-        row_format = row.split("/")[0]
-        if previous_format is not None and row_format != previous_format:
-            table.group_starts.add(index)
-        previous_format = row_format
-        yield row, by_tier
-
-
-# ---------------------------------------------------------------- two files
-
-
-@dataclass
-class Change:
-    """One benchmark in BASE and NEW: medians, NEW/BASE ratio and the verdict of serialbench/stats.py."""
-
-    name: str
-    base: Result
-    new: Result
-    ratio: float | None  # median NEW / median BASE
-    verdict: str  # stats.SLOWER, FASTER, NO_CHANGE, TOO_NOISY; "not timed" when a side has no values
-    change: float | None = None  # the engine's estimate, NEW/BASE - 1
-
-
-def compare(base: ResultFile, new: ResultFile, min_effect: float = stats.MIN_EFFECT,
-            names: Sequence[str] | None = None) -> tuple[list[Change], bool]:
-    """Changes for the benchmarks present in both files, in NEW's order, judged as `compare` judges:
-    paired round by round when both files come from one compare session, unpaired otherwise."""
-    pairs = [(base.get(r.name), r) for r in new.results
-             if (names is None or r.name in names) and base.get(r.name) is not None]
-    timed = [(b, n) for b, n in pairs if b.median is not None and n.median is not None]
-    paired = is_one_session(base, new)
-    rows = comparison.compare_benchmarks({b.name: b.benchmark for b, _ in timed},
-                                         {n.name: n.benchmark for _, n in timed}, paired, min_effect)
-    verdicts = {row.name: row.verdict for row in rows}
-    changes = []
-    for b, n in pairs:
-        verdict = verdicts.get(n.name)
-        changes.append(Change(n.name, b, n, n.median / b.median if verdict else None,
-                              verdict.verdict if verdict else "not timed", verdict.change if verdict else None))
-    return changes, paired
-
-
-def is_one_session(base: ResultFile, new: ResultFile) -> bool:
-    """Both files are the two sides of one compare session (their runs were taken in lockstep)."""
-    sessions = [{run.get_metadata().get("serialbench_session") for r in f.results for run in r.benchmark.get_runs()}
-                for f in (base, new)]
-    return len(sessions[0]) == 1 and None not in sessions[0] and sessions[0] == sessions[1]
-
-
-def change_tables(changes: list[Change], min_effect: float, paired: bool) -> list[Table]:
-    by_name = {change.name: change for change in changes}
-    tables = []
-    for kind, direction, group in _groups([change.new for change in changes]):
-        columns = tier_order(r.tier for r in group)
-        table = Table(
-            f"{kind}, {direction}: BASE -> NEW, median time per op",
-            f"Each cell: median BASE -> NEW, then the verdict and the estimated change (minimum effect "
-            f"{min_effect * 100:g}%). Marked: slower or faster. " + comparison.legend(paired),
-            columns,
-        )
-        for row, by_tier in _rows(group, table):
-            cells: list[Cell | None] = []
-            for tier in columns:
-                result = by_tier.get(tier)
-                cells.append(_change_cell(by_name[result.name]) if result is not None else None)
-            table.rows.append((row, cells))
-        tables.append(table)
-    return tables
-
-
-def _change_cell(change: Change) -> Cell:
-    base, new = change.base.median, change.new.median
-    if base is None or new is None:
-        return Cell(["not timed", "in BASE" if base is None else "in NEW"])
-    first = f"{format_time(base)} -> {format_time(new)}"
-    return Cell([first, describe_change(change)], change.verdict in ("slower", "faster"))
-
-
-def describe_change(change: Change) -> str:
-    if change.ratio is None or change.change is None:
-        return "not timed"
-    if change.verdict == stats.SLOWER:
-        return f"{1 + change.change:.2f}x slower"
-    if change.verdict == stats.FASTER:
-        return f"{1 / (1 + change.change):.2f}x faster"
-    return f"{change.verdict} {format_change(change.change)}"
-
-
-# ---------------------------------------------------------------- rendering
-
-
-def render_markdown(table: Table) -> str:
-    lines = [f"### {table.title}", "", table.legend, "", "| FORMAT/IMPL | " + " | ".join(table.columns) + " |",
-             "|---|" + "---:|" * len(table.columns)]
-    for row, cells in table.rows:
-        texts = []
-        for cell in cells:
-            if cell is None:
-                texts.append("-")
-                continue
-            parts = [part.replace("|", "\\|").replace("  ", " · ") for part in cell.lines]
-            if cell.marked:
-                parts[0] = f"**{parts[0]}**"
-            texts.append("<br>".join(parts))
-        lines.append(f"| {row} | " + " | ".join(texts) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def render_text(table: Table, legend: bool = True) -> str:
-    grid = []
-    for row, cells in table.rows:
-        texts = []
-        for cell in cells:
-            if cell is None:
-                texts.append(["-"])
-            else:
-                texts.append([f"* {cell.lines[0]}" if cell.marked else cell.lines[0], *cell.lines[1:]])
-        grid.append((row, texts))
-    label_width = max([len("FORMAT/IMPL")] + [len(row) for row, _ in grid])
-    widths = [max([len(column)] + [len(line) for _, texts in grid for line in texts[i]])
-              for i, column in enumerate(table.columns)]
-    header = "FORMAT/IMPL".ljust(label_width) + "".join("  " + c.rjust(w) for c, w in zip(table.columns, widths))
-    rule = "-" * len(header)
-    out = [table.title, *([_wrap(table.legend, max(len(header), 100))] if legend else []), rule, header, rule]
-    for index, (row, texts) in enumerate(grid):
-        if index in table.group_starts:
-            out.append("")
-        height = max(len(lines) for lines in texts)
-        for line_no in range(height):
-            label = row if line_no == 0 else ""
-            out.append(label.ljust(label_width) + "".join(
-                "  " + (lines[line_no] if line_no < len(lines) else "").rjust(width)
-                for lines, width in zip(texts, widths)))
-    out.append(rule)
-    return "\n".join(out) + "\n"
-
-
-def _wrap(text: str, width: int) -> str:
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, width))
+# ---------------------------------------------------------------- both
 
 
 def header_lines(results: ResultFile, role: str = "") -> list[str]:
@@ -411,7 +242,7 @@ def run(argv: list[str]) -> int:
         head = header_lines(base, "BASE ") + header_lines(new, "NEW  ")
         tables = change_tables(changes, min_effect, paired)
         base_selected = filter_results(base.results, args.patterns, _words(args.tier), _words(args.input))
-        notes = _change_notes(changes, selected, base_selected)
+        notes = change_notes(changes, selected, base_selected)
     if not tables:
         raise UsageError("nothing to report: the selection is empty" if len(loaded) == 1 else
                          f"{args.files[0]} and {args.files[1]} have no benchmark in common")
@@ -465,28 +296,6 @@ def _single_notes(results: ResultFile, selected: list[Result]) -> list[str]:
 
 def _words(text: str | None) -> list[str] | None:
     return None if text is None else [word.strip() for word in text.split(",") if word.strip()]
-
-
-def _change_notes(changes: list[Change], selected: list[Result], base_selected: list[Result]) -> list[str]:
-    notes = []
-    for verdict in ("slower", "faster"):
-        flagged = sorted((c for c in changes if c.verdict == verdict), key=lambda c: c.ratio,
-                         reverse=verdict == "slower")
-        if flagged:
-            notes.append(f"{verdict} in NEW ({len(flagged)}): " + ", ".join(
-                f"{c.name} {describe_change(c).split()[0]}" for c in flagged))
-    counts = {word: sum(1 for c in changes if c.verdict == word) for word in (stats.NO_CHANGE, stats.TOO_NOISY)}
-    untimed = sum(1 for c in changes if c.verdict == "not timed")
-    notes.append(f"of {len(changes)} benchmarks: {counts[stats.NO_CHANGE]} no change, "
-                 f"{counts[stats.TOO_NOISY]} too noisy to tell" + (f", {untimed} not timed" if untimed else ""))
-    compared = {c.name for c in changes}
-    only_new = [r.name for r in selected if r.name not in compared]
-    only_base = [r.name for r in base_selected if r.name not in compared]
-    if only_new:
-        notes.append(f"only in NEW: {', '.join(only_new)}")
-    if only_base:
-        notes.append(f"only in BASE: {', '.join(only_base)}")
-    return notes
 
 
 if __name__ == "__main__":

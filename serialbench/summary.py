@@ -10,7 +10,8 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Collection
 
-from serialbench.report import render_text, timing_tables
+from serialbench.report import timing_tables
+from serialbench.report_tables import render_text
 from serialbench.results import ResultFile
 
 TERMINAL_WIDTH = 80

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from serialbench.formatting import format_ratio, format_time
-from serialbench.report import compare
+from serialbench.report_changes import compare
 from serialbench.results import load
 from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
 
