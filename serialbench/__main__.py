@@ -20,7 +20,7 @@ COMMANDS = {
     "report": ("serialbench.report", "tables and plots of one result file, or of BASE vs NEW"),
     "memory": ("serialbench.memory", "memory per op of a result file's benchmarks (a separate tracemalloc pass)"),
     "profile": ("serialbench.profile", "run one benchmark under a profiler"),
-    "compare": ("serialbench.compare", "interleaved A/B timing of two git revisions"),
+    "compare": ("serialbench.compare", "interleaved timing of two sides: revisions, library versions, interpreters"),
     "calibrate": ("serialbench.calibrate", "A/A and injected-slowdown self-check of compare"),
     "budget": ("serialbench.budget", "wall time of the --fast suite, one format and compare on this machine"),
 }
