@@ -33,8 +33,8 @@ WORKER = Path(__file__).with_name("lockstep_worker.py")
 MIN_TIME = 0.002  # seconds per value: short, so that the values of a cycle are close in time
 BENCHMARK_SECONDS = 0.3  # per benchmark per round, all sides together: how many cycles fit
 # Cycles per benchmark per round: as many as fit in BENCHMARK_SECONDS, at most MAX_CYCLES. An op
-# too slow for MIN_CYCLES (35 ms or more a call) gets the cycles that fit, at least one, and no warm
-# cycle: at 1M one KServe decoder call takes 3 s, and its rounds would otherwise last half a minute.
+# too slow for MIN_CYCLES (50 ms or more a call, with two sides) gets the cycles that fit, at least
+# one, and no warm cycle: at 1M a KServe decoder call takes 3 s, and its rounds would last minutes.
 MIN_CYCLES, MAX_CYCLES = 3, 50
 REPLY_TIMEOUT = 900
 
