@@ -9,8 +9,8 @@ the worker of the other side is alive at the same time and idle while this one t
 two sides' values alternate milliseconds apart (lockstep) and a change of the machine's speed
 within seconds falls on both alike.
 
-Requests: {"do": "prepare", "name", "loops" (0: calibrate), "min_time", "check" (the round trip)}, {"do": "sample"} (one
-value, in seconds per op), {"do": "release"}, {"do": "exit"}.
+Requests: {"do": "prepare", "name", "loops" (0: calibrate), "min_time", "check" (the round trip)},
+{"do": "sample"} (one value, in seconds per op), {"do": "release"}, {"do": "exit"}.
 """
 
 from __future__ import annotations
