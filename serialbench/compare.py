@@ -266,10 +266,9 @@ def run(argv: list[str]) -> int:
 def compare_files(base_path: str, head_path: str, min_effect: float = stats.MIN_EFFECT) -> tuple[list, bool]:
     """The rows of two result files, paired when both come from one compare session."""
     from serialbench import results
+    from serialbench.report_changes import is_one_session
 
     files = [results.load(path, with_memory=False) for path in (base_path, head_path)]
-    sessions = [{run.get_metadata().get("serialbench_session") for r in f.results for run in r.benchmark.get_runs()}
-                for f in files]
-    paired = len(sessions[0]) == 1 and sessions[0] == sessions[1] and None not in sessions[0]
+    paired = is_one_session(*files)
     benches = [{r.name: r.benchmark for r in f.results} for f in files]
     return comparison.compare_benchmarks(*benches, paired=paired, min_effect=min_effect), paired

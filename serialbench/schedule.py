@@ -2,10 +2,10 @@
 
 A round starts one worker process per side (serialbench/lockstep_worker.py), all alive at once.
 For each benchmark, in an order shuffled per round (the same for every side), every side prepares
-it, then the sides take one value each in turn, a cycle at a time, the order rotating from cycle to
-cycle: values of one cycle are milliseconds apart, so the machine's speed, which here changes
-within seconds (caches and memory bandwidth shared with other tenants), is nearly the same for
-all of them. Each round uses new processes with a randomised heap, so that process layout is
+it, then the sides take one value each in turn, a cycle at a time, in the same order every cycle
+of the round: values of one cycle are milliseconds apart, so the machine's speed, which here
+changes within seconds (caches and memory bandwidth shared with other tenants), is nearly the
+same for all of them. Each round uses new processes with a randomised heap, so that process layout is
 sampled as noise over the rounds, not frozen into a bias. The loop count is calibrated once, on
 the first side in the first round, and used by every side in every round.
 
@@ -273,10 +273,6 @@ def seed() -> int:
     return int.from_bytes(os.urandom(4), "little")
 
 
-
-
-
-
 @dataclass(frozen=True)
 class Budget:
     """How many rounds a session may take: looks at `looks` rounds, up to max_seconds of wall time."""
@@ -292,8 +288,8 @@ def run_session(sides: Sequence[Side], names: Sequence[str], budget: Budget,
     """Rounds over the undecided benchmarks until none is left, the last look, or the time is up.
 
     At each look `settle(session, name, look_index, final)` says whether a benchmark is decided;
-    decided ones leave the next rounds. Running out of time makes the current round a look (the
-    next one's index), so each look's share of the error rate is still spent once.
+    decided ones leave the next rounds. Running out of time makes the current round the last look
+    (`final`, the next one's index): it may spend the shares of the looks that will not be taken.
     """
     session = Session(sides, list(names))
     rng = rng or random.Random(seed())

@@ -24,7 +24,8 @@ Verdicts, with theta = the minimum effect:
   +-theta): the run shows that any change is smaller than theta;
 - "too noisy to tell" otherwise.
 With adaptive rounds a benchmark is looked at several times; each look spends a fixed share of the
-5% (a weighted Bonferroni split over looks), so stopping at whichever look settles it keeps both
+5% (a weighted Bonferroni split over looks), and a session's last look, when time runs out, also
+the shares of the looks it will not take, so stopping at whichever look settles it keeps both
 error rates (tests/test_stats.py proves it on synthetic sessions).
 """
 
@@ -54,7 +55,6 @@ class Evidence:
     df: float
     samples: int
     exact_p: float | None = None  # the signed-rank test's exact p, where one was computed
-
 
     @property
     def usable(self) -> bool:
