@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from serialbench import stats
+from serialbench.compare import LOOKS
 from serialbench.stats import FASTER, NO_CHANGE, SLOWER, TOO_NOISY, Look
 
 LIMIT = stats.threshold(stats.MIN_EFFECT)
@@ -24,9 +25,9 @@ def fixed_session(rng, shifts, sigma, rounds=16):
     return stats.verdicts([[Look(stats.paired_evidence(shift + noise(rng, rounds, sigma)))] for shift in shifts])
 
 
-def adaptive_session(rng, shifts, sigma, looks=(8, 16, 32), time_up_at=None, spend_the_rest=True):
-    """What compare does: look at 8, 16 and 32 rounds, stop a benchmark once it is settled; when
-    time is up at look `time_up_at`, that look is the last and spends the rest of ALPHA."""
+def adaptive_session(rng, shifts, sigma, looks=LOOKS, time_up_at=None, spend_the_rest=True):
+    """What compare does: look at 8, 16, 32 and 64 rounds, stop a benchmark once it is settled;
+    when time is up at look `time_up_at`, that look is the last and spends the rest of ALPHA."""
     shares = stats.look_shares(len(looks))
     last = len(looks) - 1 if time_up_at is None else time_up_at
     histories = []
@@ -82,6 +83,17 @@ def test_no_change_is_confirmed_for_most_quiet_unchanged_benchmarks():
     assert sum(v.verdict == NO_CHANGE for v in verdicts) / len(verdicts) >= 0.8
 
 
+def test_the_look_at_64_rounds_confirms_no_change_for_most_noisy_unchanged_benchmarks():
+    """4% a round, as at 1M on a bad hour: 32 rounds are not enough to confirm "no change"."""
+    def confirmed(looks):
+        rng = np.random.default_rng(21)
+        verdicts = [v for _ in range(10) for v in adaptive_session(rng, [0.0] * 20, 0.04, looks=looks)]
+        return sum(v.verdict == NO_CHANGE for v in verdicts) / len(verdicts)
+
+    assert confirmed((8, 16, 32)) < 0.5
+    assert confirmed(LOOKS) >= 0.75
+
+
 def test_a_session_cut_short_by_time_spends_the_rest_of_alpha_on_its_last_look():
     def confirmed(spend_the_rest):
         rng = np.random.default_rng(20)
@@ -92,10 +104,10 @@ def test_a_session_cut_short_by_time_spends_the_rest_of_alpha_on_its_last_look()
     assert confirmed(spend_the_rest=True) > confirmed(spend_the_rest=False) + 0.05
 
 
-@pytest.mark.parametrize("time_up_at", [None, 1])
-def test_a_change_at_the_minimum_effect_is_rarely_called_no_change(time_up_at):
+@pytest.mark.parametrize(("time_up_at", "sigma"), [(None, 0.02), (1, 0.02), (None, 0.04)])
+def test_a_change_at_the_minimum_effect_is_rarely_called_no_change(time_up_at, sigma):
     rng = np.random.default_rng(15)
-    verdicts = [v for _ in range(20) for v in adaptive_session(rng, [LIMIT] * 20, 0.02, time_up_at=time_up_at)]
+    verdicts = [v for _ in range(20) for v in adaptive_session(rng, [LIMIT] * 20, sigma, time_up_at=time_up_at)]
     assert sum(v.verdict == NO_CHANGE for v in verdicts) / len(verdicts) <= 0.05
 
 
