@@ -60,6 +60,7 @@ import itertools
 import json
 import math
 import os
+import statistics
 import time
 from pathlib import Path
 
@@ -71,8 +72,7 @@ CHEAP = 100e-6  # seconds per call below which a value holds hundreds of calls
 MEASURED = Path(__file__).with_name("measured.json")  # key -> [how, extra per call], from the first round
 
 
-def _per_call(function, seconds=0.02, calls=1):
-    function()  # warm
+def _per_call(function, seconds=0.01, calls=1):
     clock, done, started = time.thread_time, 0, time.thread_time()
     while done < calls or clock() - started < seconds:
         function()
@@ -80,11 +80,23 @@ def _per_call(function, seconds=0.02, calls=1):
     return (clock() - started) / done
 
 
-def _spin_seconds_per_iteration(iterations=200_000):
-    started = time.thread_time()
-    for _ in range(iterations):
+SPIN_BLOCK = 20_000  # iterations of the empty loop that the extra work of a slow op is made of
+
+
+def _spin():
+    for _ in range(SPIN_BLOCK):
         pass
-    return (time.thread_time() - started) / iterations
+
+
+def _ratio(numerator, denominator, blocks=5):
+    """The median over blocks, taken in turn, of numerator's time per call over denominator's.
+
+    Taken in turn, the blocks see the same machine speed (it drifts within seconds here); the median
+    outvotes a slow block, such as a fresh process's first calls at 1M (in a probe here a fresh 4 MB
+    buffer took 25x as long on its first copy, and 1.3-3.5x on the next ten)."""
+    for function in (numerator, denominator):  # warm
+        _per_call(function, 0.05, 2)
+    return statistics.median(_per_call(numerator) / _per_call(denominator) for _ in range(blocks))
 
 
 def _spread(per_call):
@@ -95,10 +107,9 @@ def _spread(per_call):
 def _measure(op, slowed_op):
     """How the extra work is done, and how much per call. Measured the same way in every module,
     so that only SLOWDOWN differs between them."""
-    seconds, op_seconds = _per_call(slowed_op), _per_call(op)
-    if seconds < CHEAP:  # the op itself again, on as many calls as make SLOWDOWN of slowed_op's time
-        return "again", SLOWDOWN * seconds / op_seconds
-    return "spin", SLOWDOWN * seconds / _spin_seconds_per_iteration()  # every call counts for SLOWDOWN
+    if _per_call(slowed_op, 0.01, 2) < CHEAP:  # the op itself again, on SLOWDOWN of the calls (over 100)
+        return "again", SLOWDOWN * _ratio(slowed_op, op)
+    return "spin", SLOWDOWN * SPIN_BLOCK * _ratio(slowed_op, _spin)  # every call counts for SLOWDOWN
 
 
 def _measured_once(key, op, slowed_op):
@@ -124,7 +135,8 @@ def _slowed(case):
             return op()
 
         payload = args[-1]
-        how, per_call = _measured_once(f"{{case.label}}/{{case.source}}/{{payload.kind}}/{{payload.tier}}", op, slowed_op)
+        key = f"{{case.label}}/{{case.source}}/{{payload.kind}}/{{payload.tier}}"
+        how, per_call = _measured_once(key, op, slowed_op)
         counts = itertools.cycle(_spread(per_call)).__next__
         if how == "again":
             again = counts

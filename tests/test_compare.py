@@ -358,6 +358,26 @@ def test_calibrate_wraps_every_case_under_its_prefix_and_keeps_its_bytes(tmp_pat
         assert tobytes.setup(payload)() == payload.tensors[0].value.tobytes()
 
 
+def test_calibrate_measures_its_injected_work_once_per_variant_and_benchmark(tmp_path):
+    from serialbench.calibrate import FORMAT_PREFIX, write_case_modules
+    from serialbench.case import load_case_module
+    from serialbench.inputs import make_payload
+
+    _, _, slowed = write_case_modules(tmp_path, [0.5])
+    key = "baseline/tobytes/None/float32/1K"
+    measured = slowed / "measured.json"
+    for _ in range(2):  # a later round's process finds the figure of the first
+        (tobytes,) = [c for c in load_case_module(slowed / "calibrate_cases.py")
+                      if c.label == FORMAT_PREFIX + "baseline/tobytes"]
+        tobytes.setup(make_payload("float32", "1K"))
+        how, per_call = json.loads(measured.read_text())[key]
+        assert how == "again" and per_call > 0
+    measured.write_text(json.dumps({key: ["again", 3.0]}))
+    tobytes.setup(make_payload("float32", "1K"))
+    assert json.loads(measured.read_text()) == {key: ["again", 3.0]}  # used as found, not measured again
+    assert not (slowed.parent / "variant-00" / "measured.json").exists()  # each variant measures its own
+
+
 def test_overlay_manifest_lists_what_was_installed(library, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", library["env"]["XDG_CACHE_HOME"])
     monkeypatch.setenv("PIP_NO_INDEX", "1")
