@@ -93,7 +93,7 @@ def _ratio(numerator, denominator, blocks=5):
 
     Taken in turn, the blocks see the same machine speed (it drifts within seconds here); the median
     outvotes a slow block, such as a fresh process's first calls at 1M (in a probe here a fresh 4 MB
-    buffer took 25x as long on its first copy, and 1.3-3.5x on the next ten)."""
+    buffer took 25x as long on its first copy, and 1.1-3.5x on the next ten)."""
     for function in (numerator, denominator):  # warm
         _per_call(function, 0.05, 2)
     return statistics.median(_per_call(numerator) / _per_call(denominator) for _ in range(blocks))
