@@ -358,6 +358,24 @@ def test_calibrate_wraps_every_case_under_its_prefix_and_keeps_its_bytes(tmp_pat
         assert tobytes.setup(payload)() == payload.tensors[0].value.tobytes()
 
 
+def test_calibrate_summary_counts_and_scales_its_targets():
+    from serialbench.calibrate import summarise
+
+    def rows(words):
+        return [comparison.Row(f"calibrate-x/y/float32/{i}K", 1e-6, 1e-6, verdict(0.0, -0.01, 0.01, word))
+                for i, word in enumerate(words)]
+
+    a_a = rows(["no change"] * 8 + ["too noisy to tell", "slower"])
+    lines = summarise(a_a, [rows(["slower"] * 9 + ["faster"]), rows(["slower"] * 5 + ["too noisy to tell"] * 5)],
+                      [0.05, 0.02], 0.02)
+    assert lines[-3] == ("A/A: 1 of 10 flagged as changed (false positives; target: at most 1), "
+                         "8 of 10 confirmed 'no change' (target: at least 8)")
+    assert lines[-2] == ("+5%: 9 of 10 detected as slower, 1 called faster "
+                         "(median measured change +0.0%; target: at least 10)")
+    assert lines[-1] == ("+2%: 5 of 10 detected as slower "
+                         "(median measured change +0.0%; no target under twice the minimum effect)")
+
+
 def test_calibrate_measures_its_injected_work_once_per_variant_and_benchmark(tmp_path):
     from serialbench.calibrate import FORMAT_PREFIX, write_case_modules
     from serialbench.case import load_case_module
