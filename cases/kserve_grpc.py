@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cases import _kserve, _kserve_server
+from . import _kserve, _kserve_server
 from serialbench.case import Case
 
 # InferTensorContents field for each v2 datatype (FP16 and BF16 have none: raw only).

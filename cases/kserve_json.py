@@ -23,7 +23,7 @@ import json
 
 import numpy as np
 
-from cases import _kserve, _kserve_server
+from . import _kserve, _kserve_server
 from serialbench.case import Case
 
 NO_RAW_BYTES = dict.fromkeys(

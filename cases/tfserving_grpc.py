@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cases import _tfserving
-from cases._tfserving import (
+from . import _tfserving
+from ._tfserving import (
     DATATYPE,
     DT_HALF,
     DT_STRING,

@@ -24,7 +24,7 @@ import struct
 
 import numpy as np
 
-from cases import _kserve, _kserve_server
+from . import _kserve, _kserve_server
 from serialbench.case import Case
 
 ALL_INPUTS = _kserve.ALL_INPUTS

@@ -1,7 +1,8 @@
 """Command line: `python -m serialbench [COMMAND] [options]`; without a command, run.
 
-Each command lives in its own module and is imported only when used, so that `list` stays fast
-and a pyperf worker (which runs the default command) imports nothing it does not need.
+Each command lives in its own module under serialbench/commands/ and is imported only when used,
+so that `list` stays fast and a pyperf worker (which runs the default command) imports nothing it
+does not need.
 """
 
 from __future__ import annotations
@@ -9,20 +10,20 @@ from __future__ import annotations
 import importlib
 import sys
 
-from serialbench.errors import UsageError
+from serialbench.core.errors import UsageError
 
-# command -> (module, one-line description)
+# command -> (module under serialbench.commands, one-line description)
 COMMANDS = {
-    "run": ("serialbench.runner", "time the selected benchmarks with pyperf (the default)"),
-    "list": ("serialbench.listing", "print the selected benchmark names in run order"),
-    "dump": ("serialbench.dump", "write the exact wire body of one benchmark"),
-    "verify": ("serialbench.verify", "check that every case decodes back to its input"),
-    "report": ("serialbench.report", "tables and plots of one result file, or of BASE vs NEW"),
-    "memory": ("serialbench.memory", "memory per op of a result file's benchmarks (a separate tracemalloc pass)"),
-    "profile": ("serialbench.profile", "run one benchmark under a profiler"),
-    "compare": ("serialbench.compare", "interleaved timing of two sides: revisions, library versions, interpreters"),
-    "calibrate": ("serialbench.calibrate", "A/A and injected-slowdown self-check of compare"),
-    "budget": ("serialbench.budget", "wall time of the --fast suite, one format and compare on this machine"),
+    "run": ("run", "time the selected benchmarks with pyperf (the default)"),
+    "list": ("list", "print the selected benchmark names in run order"),
+    "dump": ("dump", "write the exact wire body of one benchmark"),
+    "verify": ("verify", "check that every case decodes back to its input"),
+    "report": ("report", "tables and plots of one result file, or of BASE vs NEW"),
+    "memory": ("memory", "memory per op of a result file's benchmarks (a separate tracemalloc pass)"),
+    "profile": ("profile", "run one benchmark under a profiler"),
+    "compare": ("compare", "interleaved timing of two sides: revisions, library versions, interpreters"),
+    "calibrate": ("calibrate", "A/A and injected-slowdown self-check of compare"),
+    "budget": ("budget", "wall time of the --fast suite, one format and compare on this machine"),
 }
 
 
@@ -45,7 +46,7 @@ def main(argv: list[str]) -> int:
         command, rest = "run", argv
     if command == "run" and ("-h" in rest or "--help" in rest):
         print(commands_help(), flush=True)
-    module_name = COMMANDS[command][0]
+    module_name = "serialbench.commands." + COMMANDS[command][0]
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:

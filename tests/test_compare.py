@@ -12,9 +12,11 @@ import zipfile
 import pyperf
 import pytest
 
-from serialbench import comparison, overlays, stats
-from serialbench.compare import compare_files
-from serialbench.worktrees import checkout
+from serialbench.core import stats
+from serialbench.measure import overlays
+from serialbench.measure.worktrees import checkout
+from serialbench.verdicts import paired as comparison
+from serialbench.verdicts.files import compare_files
 from tests.helpers import PROJECT_ROOT, assert_one_line_usage_error
 
 CASE_MODULE = '''
@@ -309,27 +311,6 @@ ROWS = [
 ]
 
 
-def test_the_compare_table_as_exact_text():
-    lines = comparison.format_table(ROWS, "BASE 2.45.0", "HEAD 2.46.0", 0.02).splitlines()
-    assert lines[:4] == [
-        "benchmark                      BASE 2.45.0  HEAD 2.46.0          change [95% CI]  detectable  verdict",
-        "triton-binary/join/int32x3/1M      3.78 ms      1.91 ms  -49.5% [-51.0%, -48.0%]        3.1%  faster",
-        "triton-binary/join/float32/1K       5.5 us      5.51 us     +0.1% [-0.6%, +0.8%]        3.1%  no change",
-        "msgpack/packb/png/1M                200 us       210 us     +3.0% [-1.0%, +7.0%]        9.0%  too noisy to tell",  # noqa: E501
-    ]
-    assert lines[5] == "0 slower, 1 faster, 1 no change, 1 too noisy to tell; 8-32 rounds, minimum effect 2%"
-    assert lines[6].startswith("BASE, HEAD: median time per op.")
-
-
-def test_the_markdown_table_has_a_header_an_alignment_row_and_a_row_per_benchmark():
-    text = comparison.markdown_table(ROWS, "BASE a|b", "HEAD c", 0.02)
-    lines = text.splitlines()
-    assert lines[0] == "| benchmark | BASE a\\|b | HEAD c | change [95% CI] | detectable | verdict |"
-    assert lines[1] == "|---|---:|---:|---|---:|---|"
-    assert lines[2] == "| `triton-binary/join/int32x3/1M` | 3.78 ms | 1.91 ms | -49.5% [-51.0%, -48.0%] | 3.1% | faster |"  # noqa: E501
-    assert len([line for line in lines if line.startswith("| `")]) == 3
-
-
 def test_markdown_is_written_and_never_over_an_existing_file(tmp_path):
     existing = tmp_path / "table.md"
     existing.write_text("kept")
@@ -346,9 +327,9 @@ def test_failing_rows_for_each_gate():
 
 
 def test_calibrate_wraps_every_case_under_its_prefix_and_keeps_its_bytes(tmp_path):
-    from serialbench.calibrate import FORMAT_PREFIX, write_case_modules
-    from serialbench.case import load_case_module
-    from serialbench.inputs import make_payload
+    from serialbench.catalog.discovery import load_case_module
+    from serialbench.catalog.inputs import make_payload
+    from serialbench.commands.calibrate import FORMAT_PREFIX, write_case_modules
 
     unchanged, _, slowed = write_case_modules(tmp_path, [0.5])
     for directory in (unchanged, slowed):
@@ -359,7 +340,7 @@ def test_calibrate_wraps_every_case_under_its_prefix_and_keeps_its_bytes(tmp_pat
 
 
 def test_calibrate_summary_counts_and_scales_its_targets():
-    from serialbench.calibrate import summarise
+    from serialbench.commands.calibrate import summarise
 
     def rows(words):
         return [comparison.Row(f"calibrate-x/y/float32/{i}K", 1e-6, 1e-6, verdict(0.0, -0.01, 0.01, word))
@@ -377,9 +358,9 @@ def test_calibrate_summary_counts_and_scales_its_targets():
 
 
 def test_calibrate_measures_its_injected_work_once_per_variant_and_benchmark(tmp_path):
-    from serialbench.calibrate import FORMAT_PREFIX, write_case_modules
-    from serialbench.case import load_case_module
-    from serialbench.inputs import make_payload
+    from serialbench.catalog.discovery import load_case_module
+    from serialbench.catalog.inputs import make_payload
+    from serialbench.commands.calibrate import FORMAT_PREFIX, write_case_modules
 
     _, _, slowed = write_case_modules(tmp_path, [0.5])
     key = "baseline/tobytes/None/float32/1K"

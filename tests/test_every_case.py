@@ -13,8 +13,8 @@ from tests.helpers import PROJECT_ROOT
 
 SCRIPT = """
 import json
-from serialbench.inputs import INPUT_KINDS
-from serialbench.registry import CaseFailed, prepare, select
+from serialbench.catalog.inputs import INPUT_KINDS
+from serialbench.catalog.registry import CaseFailed, prepare, select
 
 benchmarks, cases = select(tiers="1K", inputs=",".join(INPUT_KINDS))
 failures = []

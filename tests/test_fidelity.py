@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from serialbench.edge_inputs import EDGE_INPUTS, edge_payload
-from serialbench.fidelity import LOSSLESS, LOSSY, REJECTED, Verdict, differences, rejected, verdict
-from serialbench.inputs import Payload, Tensor
+from serialbench.catalog.edge_inputs import EDGE_INPUTS, edge_payload
+from serialbench.catalog.fidelity import LOSSLESS, LOSSY, REJECTED, Verdict, differences, rejected, verdict
+from serialbench.catalog.inputs import Payload, Tensor
 
 
 def one(value) -> Payload:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from serialbench.inputs import INPUT_KINDS, TIERS, default_inputs, make_payload
+from serialbench.catalog.inputs import INPUT_KINDS, TIERS, default_inputs, make_payload
 
 # sha256 (first 16 hex digits) of each payload's bytes, tensors concatenated in input order.
 # A change here changes what every benchmark measures: it needs an issue, not a test update.

@@ -4,10 +4,9 @@ import shutil
 
 import pytest
 
-from serialbench.case import PROJECT_ROOT
-from serialbench.instructions import count_instructions
-from serialbench.sides import Side
-from tests.helpers import serialbench
+from serialbench.measure.instructions import count_instructions
+from serialbench.measure.sides import Side
+from tests.helpers import PROJECT_ROOT, serialbench
 from tests.test_compare import toy_repo  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.skipif(

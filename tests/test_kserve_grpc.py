@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
+from serialbench.cases import _kserve, kserve_grpc
 from tritonclient.grpc import InferInput, service_pb2
 from tritonclient.grpc._utils import _get_inference_request
 
-from cases import _kserve, kserve_grpc
-from serialbench.fidelity import differences
-from serialbench.inputs import INPUT_KINDS, make_payload
+from serialbench.catalog.fidelity import differences
+from serialbench.catalog.inputs import INPUT_KINDS, make_payload
 
 CASES = {case.impl: case for case in kserve_grpc.CASES}
 TIERS = ("1K", "10K")

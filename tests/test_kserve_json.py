@@ -5,12 +5,12 @@ import json
 
 import numpy as np
 import pytest
+from serialbench.cases import kserve_json
 from tritonclient.http import InferInput
 from tritonclient.utils import InferenceServerException
 
-from cases import kserve_json
-from serialbench.fidelity import differences
-from serialbench.inputs import make_payload
+from serialbench.catalog.fidelity import differences
+from serialbench.catalog.inputs import make_payload
 from tests.helpers import assert_one_line_usage_error, serialbench
 
 CASES = {case.impl: case for case in kserve_json.CASES}

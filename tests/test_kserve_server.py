@@ -8,10 +8,10 @@ import textwrap
 import tomllib
 
 import pytest
+from serialbench.cases import _kserve_server
 
-from cases import _kserve_server
-from serialbench.inputs import INPUT_KINDS
-from serialbench.registry import prepare, select
+from serialbench.catalog.inputs import INPUT_KINDS
+from serialbench.catalog.registry import prepare, select
 from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench
 from tests.test_verify import table_rows
 
@@ -64,7 +64,7 @@ def test_a_pngs_path_to_a_kserve_server_is_grpc():
 
 WORKER = """
 import json, sys
-from serialbench.registry import prepare, select
+from serialbench.catalog.registry import prepare, select
 
 name, sys.argv = sys.argv[1], ["serialbench", "--worker", "--worker-task", "0"]  # a pyperf worker's argv
 
@@ -99,9 +99,9 @@ def test_pyperf_workers_time_every_kserve_decode_case(tmp_path):
 
 BOTH_LIBRARIES = """
 import sys
-from cases import _kserve_server, kserve_grpc
-from serialbench.fidelity import differences
-from serialbench.inputs import make_payload
+from serialbench.cases import _kserve_server, kserve_grpc
+from serialbench.catalog.fidelity import differences
+from serialbench.catalog.inputs import make_payload
 
 if sys.argv[1] == "tritonclient-first":
     from tritonclient.grpc import service_pb2

@@ -6,7 +6,8 @@ import textwrap
 
 import pytest
 
-from serialbench import lockstep_worker, registry, timeloop
+from serialbench.catalog import registry
+from serialbench.measure import lockstep_worker, timeloop
 from tests import known_cost
 
 CASE = '''

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from serialbench.memory import measure
-from serialbench.results import load, memory_path_for
+from serialbench.measure.memory import measure
+from serialbench.results.files import load, memory_path_for
 from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
 
 MB = 1_000_000
@@ -15,7 +15,7 @@ MB = 1_000_000
 
 def memory_pass(*args) -> subprocess.CompletedProcess:
     # `python -m serialbench.memory` is the command's own entry point (and its workers').
-    return subprocess.run([sys.executable, "-m", "serialbench.memory", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "serialbench", "memory", *map(str, args)],
                           cwd=PROJECT_ROOT, capture_output=True, timeout=600)
 
 

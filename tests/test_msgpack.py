@@ -3,10 +3,10 @@
 import msgpack
 import numpy as np
 import pytest
+from serialbench.cases import msgpack as msgpack_case
 
-from cases import msgpack as msgpack_case
-from serialbench.fidelity import differences
-from serialbench.inputs import INPUT_KINDS, Payload, Tensor, make_payload
+from serialbench.catalog.fidelity import differences
+from serialbench.catalog.inputs import INPUT_KINDS, Payload, Tensor, make_payload
 
 CASES = {case.impl: case for case in msgpack_case.CASES}
 TIERS = ("1K", "10K")

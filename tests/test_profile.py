@@ -2,7 +2,7 @@
 
 import textwrap
 
-from serialbench.profile import function_label
+from serialbench.commands.profile import function_label
 from tests.helpers import assert_one_line_usage_error, serialbench
 
 HOT_CASE = '''

@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays, from_dtype
 
-from serialbench.edge_inputs import edge_payload, edges_for
-from serialbench.fidelity import LOSSLESS
-from serialbench.inputs import INPUT_KINDS, Payload, Tensor
-from serialbench.registry import select
-from serialbench.verify import check
+from serialbench.catalog.edge_inputs import edge_payload, edges_for
+from serialbench.catalog.fidelity import LOSSLESS
+from serialbench.catalog.inputs import INPUT_KINDS, Payload, Tensor
+from serialbench.catalog.registry import select
+from serialbench.catalog.roundtrip import check
 
 CASES = select(inputs=",".join(INPUT_KINDS))[1]
 DTYPE_EDGES = {

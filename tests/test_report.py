@@ -10,9 +10,9 @@ import pyperf
 import pytest
 from PIL import Image
 
-from serialbench.formatting import format_ratio, format_time
-from serialbench.report_changes import compare
-from serialbench.results import load
+from serialbench.core.formatting import format_ratio, format_time
+from serialbench.results.files import load
+from serialbench.verdicts.files import changes_between as compare
 from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
 
 SELECTION = ["-b", "baseline/tobytes", "-b", "triton-binary/join", "-b", "triton-binary/struct-pack",
@@ -139,20 +139,22 @@ import time
 
 from serialbench.case import Case
 
-def sleeper(seconds):
-    # Sleeping, unlike computing, keeps its wall time when other processes load the CPUs. Short
-    # sleeps only: on these VMs a sleep of a millisecond or more wakes late by milliseconds under load.
+def spinner(seconds):
+    # CPU work for `seconds` of the thread's CPU time, the clock ops are timed on: a sleep would
+    # cost nothing on it, and a CPU-bound op keeps its cost when the other run loads the machine.
     def setup(payload):
         body = payload.tensors[0].value.tobytes()
         def op():
-            time.sleep(seconds)
+            end = time.thread_time() + seconds
+            while time.thread_time() < end:
+                pass
             return body
         return op
     return setup
 
 CASES = [
-    Case("snooze", "steady", ("float32",), sleeper(200e-6)),
-    Case("snooze", "slowed", ("float32",), sleeper({slowed_s})),
+    Case("snooze", "steady", ("float32",), spinner(200e-6)),
+    Case("snooze", "slowed", ("float32",), spinner({slowed_s})),
 ]
 '''
 # Enough values for pyperf's t-test, few enough to take seconds.

@@ -7,8 +7,9 @@ import textwrap
 import pyperf
 import pytest
 
-from serialbench.errors import UsageError
-from serialbench.results import RESULTS_FORMAT, load, memory_path_for, tier_order
+from serialbench.catalog.inputs import tier_order
+from serialbench.core.errors import UsageError
+from serialbench.results.files import RESULTS_FORMAT, load, memory_path_for
 from tests.helpers import SMALLEST, assert_one_line_usage_error, serialbench
 
 SELECTION = ["-b", "baseline/*/float32/1K", "-b", "triton-binary/join/int32x3/1K"]

@@ -11,7 +11,7 @@ import textwrap
 import pyperf
 import pytest
 
-from serialbench import inputs
+from serialbench.catalog import inputs
 from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench
 
 GOOD = '''
@@ -153,7 +153,7 @@ def command_line(command: str) -> list[str] | None:
 
     from serialbench.__main__ import COMMANDS
 
-    if command in COMMANDS and importlib.util.find_spec(COMMANDS[command][0]) is not None:
+    if command in COMMANDS and importlib.util.find_spec("serialbench.commands." + COMMANDS[command][0]) is not None:
         return ["-m", "serialbench", command]
     return None
 

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from serialbench import stats
-from serialbench.compare import LOOKS
-from serialbench.stats import FASTER, NO_CHANGE, SLOWER, TOO_NOISY, Look
+from serialbench.core import stats
+from serialbench.core.stats import FASTER, NO_CHANGE, SLOWER, TOO_NOISY, Look
+from serialbench.measure.schedule import LOOKS
 
 LIMIT = stats.threshold(stats.MIN_EFFECT)
 

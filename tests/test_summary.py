@@ -2,9 +2,9 @@
 
 import pyperf
 
-from serialbench.progress import Progress, instability, result_line
-from serialbench.results import load
-from serialbench.summary import summary
+from serialbench.results.files import load
+from serialbench.views.progress import Progress, instability, result_line
+from serialbench.views.summary import summary
 
 
 def benchmark(name, values, loops=1000, direction="encode"):

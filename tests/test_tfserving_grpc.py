@@ -11,10 +11,10 @@ import sys
 
 import numpy as np
 import pytest
+from serialbench.cases import _tfserving, tfserving_grpc
 
-from cases import _tfserving, tfserving_grpc
-from serialbench.fidelity import as_wire_bytes, differences
-from serialbench.inputs import Payload, Tensor, make_payload
+from serialbench.catalog.fidelity import as_wire_bytes, differences
+from serialbench.catalog.inputs import Payload, Tensor, make_payload
 from tests.helpers import PROJECT_ROOT, serialbench
 
 CASES = {case.impl: case for case in tfserving_grpc.CASES}
@@ -135,9 +135,9 @@ def test_data_type_numbers_are_those_of_types_proto():
 
 NO_TENSORFLOW_SCRIPT = """
 import json, sys
-from cases import _tfserving, tfserving_grpc
-from serialbench.fidelity import as_wire_bytes
-from serialbench.inputs import Payload, Tensor, make_payload
+from serialbench.cases import _tfserving, tfserving_grpc
+from serialbench.catalog.fidelity import as_wire_bytes
+from serialbench.catalog.inputs import Payload, Tensor, make_payload
 
 cases = {c.impl: c for c in tfserving_grpc.CASES}
 payload = make_payload("float32", "1K")

@@ -9,10 +9,10 @@ import json
 
 import numpy as np
 import pytest
+from serialbench.cases import tfserving_rest
 
-from cases import tfserving_rest
-from serialbench.fidelity import as_wire_bytes, differences
-from serialbench.inputs import make_payload
+from serialbench.catalog.fidelity import as_wire_bytes, differences
+from serialbench.catalog.inputs import make_payload
 
 CASES = {case.impl: case for case in tfserving_rest.CASES}
 ROW = ["json", "ujson", "orjson", "orjson-numpy"]

@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
+from serialbench.cases import _kserve, triton_binary
 from tritonclient.http import InferenceServerClient, InferInput
 from tritonclient.utils import serialize_byte_tensor
 
-from cases import _kserve, triton_binary
-from serialbench.fidelity import as_wire_bytes, differences
-from serialbench.inputs import Payload, Tensor, make_payload
+from serialbench.catalog.fidelity import as_wire_bytes, differences
+from serialbench.catalog.inputs import Payload, Tensor, make_payload
 
 CASES = {case.impl: case for case in triton_binary.CASES}
 TIERS = ("1K", "10K")

@@ -4,11 +4,11 @@ import textwrap
 
 import pytest
 
-from serialbench.edge_inputs import EDGE_INPUTS, edge_payload, edges_for
-from serialbench.fidelity import LOSSLESS, LOSSY, REJECTED, UNCHECKED
-from serialbench.inputs import make_payload
-from serialbench.registry import select
-from serialbench.verify import Row, check, plan
+from serialbench.catalog.edge_inputs import EDGE_INPUTS, edge_payload, edges_for
+from serialbench.catalog.fidelity import LOSSLESS, LOSSY, REJECTED, UNCHECKED
+from serialbench.catalog.inputs import make_payload
+from serialbench.catalog.registry import select
+from serialbench.catalog.roundtrip import Row, check, plan
 from tests.helpers import assert_one_line_usage_error, serialbench
 
 VERDICTS = (LOSSLESS, LOSSY, REJECTED, UNCHECKED)

@@ -18,9 +18,10 @@ import json
 import os
 import sys
 
-from cases import _tfserving, tfserving_grpc
-from serialbench.fidelity import as_wire_bytes, differences
-from serialbench.inputs import INPUT_KINDS, make_payload
+from serialbench.cases import _tfserving, tfserving_grpc
+
+from serialbench.catalog.fidelity import as_wire_bytes, differences
+from serialbench.catalog.inputs import INPUT_KINDS, make_payload
 
 TIERS = ("1K", "10K")
 CASES = {case.impl: case for case in tfserving_grpc.CASES}

@@ -1,0 +1,1 @@
+"""Layer 2, catalog: what can be measured: inputs, cases, benchmarks, and what round-trips."""

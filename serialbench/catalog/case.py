@@ -1,0 +1,83 @@
+"""The Case record: one implementation of one wire format (serialbench/catalog/discovery.py finds them).
+
+A case module (one per wire format, in the built-in cases or a user's `--cases DIR`) holds a
+module-level list `CASES` of `Case` records. Each record names one implementation and points at a
+`setup` function that is called outside the timed region and returns the zero-argument callable
+that is timed. Third-party libraries are imported inside `setup`, never at module import, so that
+discovering every case stays cheap and a pyperf worker loads only what its benchmark needs.
+Users' case modules import it as `serialbench.case.Case`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from serialbench.catalog.inputs import Payload
+
+# setup(payload) -> op for encode cases; setup(wire, payload) -> op for decode cases.
+Op = Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One implementation of one wire format.
+
+    format, impl: the first two words of the benchmark name `FORMAT/IMPL/INPUT/TIER`.
+    inputs: the input kinds this implementation can carry.
+    setup: for an encode case, `setup(payload)` returns the timed op, whose result is the wire
+        body as bytes (or a list of buffers handed to the socket, whose concatenation is the body).
+        For a decode case, `setup(wire, payload)` returns the op, whose result is the decoded
+        tensors in input order; `payload` only tells the dtypes and shapes a server knows from
+        the model's signature.
+    reference_decoder: for an encode case, `reference_decoder(wire, payload)` decodes the body
+        with an independent parser into the tensors in input order; the runner checks it once
+        before timing and `verify` reports what does not round-trip.
+    source: for a decode case, the IMPL of the encode case (same format) whose bytes it reads.
+    requires: importable module names the case needs; a missing one leaves the case out.
+    install: the command that installs what `requires` names (e.g. an extra of this project),
+        printed by `list` and `run` when one is missing.
+    libraries: distributions whose versions go into the benchmark's metadata.
+    headers: HTTP headers a client sends with the body, `headers(wire) -> dict`.
+    unsupported: input kinds this implementation cannot carry, each with the reason (e.g. raw
+        bytes in JSON); `list` and `run` print the reason instead of leaving the input out silently.
+    """
+
+    format: str
+    impl: str
+    inputs: Sequence[str]
+    setup: Callable[..., Op]
+    reference_decoder: Callable[[bytes, Payload], list] | None = None
+    source: str | None = None
+    requires: Sequence[str] = ()
+    libraries: Sequence[str] = ()
+    headers: Callable[[bytes], dict[str, str]] | None = None
+    unsupported: Mapping[str, str] = field(default_factory=dict, compare=False)
+    install: str = ""
+    module: str = field(default="", compare=False)
+
+    @property
+    def direction(self) -> str:
+        return "decode" if self.source is not None else "encode"
+
+    @property
+    def label(self) -> str:
+        return f"{self.format}/{self.impl}"
+
+    def missing_requirement(self) -> str | None:
+        """The first required module that cannot be imported, or None."""
+        for module in self.requires:
+            if _find_spec(module) is None:
+                return module
+        return None
+
+
+def _find_spec(module: str):
+    # find_spec on "a.b" imports package "a"; the top-level name is enough to know it is there
+    # and keeps heavy packages (tensorflow) unimported.
+    try:
+        return importlib.util.find_spec(module.split(".")[0])
+    except (ImportError, ValueError):
+        return None

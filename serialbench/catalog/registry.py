@@ -1,0 +1,225 @@
+"""Benchmarks: cases crossed with input kinds and tiers, selected by the command-line filters, and
+prepared for timing (the op built outside the timed region, its round trip checked once)."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from serialbench.catalog.case import Case
+from serialbench.catalog.discovery import BUILTIN_CASES_DIR, discover
+from serialbench.catalog.fidelity import as_wire_bytes, differences
+from serialbench.catalog.inputs import INPUT_KINDS, TIERS, Payload, default_inputs, make_payload
+from serialbench.core.errors import UsageError
+from serialbench.core.parsing import parse_words
+
+FLOOR = ("baseline", "tobytes")  # the memcpy floor every report compares against
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    case: Case
+    input: str
+    tier: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.case.format}/{self.case.impl}/{self.input}/{self.tier}"
+
+
+@dataclass
+class Prepared:
+    """A benchmark ready to time: its op, the wire bytes it produces or reads, its payload."""
+
+    op: Callable[[], Any]
+    wire: bytes
+    payload: Payload
+
+
+class CaseFailed(Exception):
+    """A case raised while preparing, or its output does not decode to its input."""
+
+
+def case_dirs(extra: Sequence[str]) -> list[Path]:
+    dirs = [BUILTIN_CASES_DIR]
+    for directory in extra:
+        path = Path(directory)
+        if not path.is_dir():
+            raise UsageError(f"--cases {directory}: no such directory; give a directory of case modules (*.py)")
+        dirs.append(path)
+    return dirs
+
+
+def all_benchmarks(cases: Sequence[Case], inputs: Sequence[str], tiers: Sequence[str]) -> list[Benchmark]:
+    return [
+        Benchmark(case, kind, tier)
+        for case in cases
+        for kind in inputs
+        if kind in case.inputs
+        for tier in tiers
+    ]
+
+
+def select(
+    case_dirs_extra: Sequence[str] = (),
+    patterns: Sequence[str] = (),
+    tiers: str | Sequence[str] | None = None,
+    inputs: str | Sequence[str] | None = None,
+    warn: Callable[[str], None] = lambda message: None,
+    floor: bool = False,
+) -> tuple[list[Benchmark], list[Case]]:
+    """The selected benchmarks in run order, and every available case (decoders need sources).
+
+    A case whose library is missing is left out with one line through `warn`. A pattern that
+    matches nothing is a usage error: a typo must not silently run nothing. With `floor`, the
+    memcpy floor of every selected input and tier is added where the patterns left it out, in
+    registration order like the rest (pyperf's workers find their task by index).
+    """
+    tier_list = parse_words(tiers, list(TIERS), "tier") or list(TIERS)
+    input_list = parse_words(inputs, list(INPUT_KINDS), "input") or default_inputs()
+    cases = discover(case_dirs(case_dirs_extra), warn)
+    _check_unique(cases)
+    available = []
+    for case in cases:
+        missing = case.missing_requirement()
+        if missing:
+            if any(name_matches(case_pattern(case), p) for p in patterns) or not patterns:
+                how = f"; {case.install} adds it" if case.install else ""
+                warn(f"{case.label}: left out, module {missing!r} is not installed{how}")
+            continue
+        available.append(case)
+    benchmarks = all_benchmarks(available, input_list, tier_list)
+    if patterns:
+        for pattern in patterns:
+            if not any(name_matches(b.name, pattern) for b in benchmarks):
+                why = "".join(f"; {reason}" for reason in unsupported_reasons(available, input_list, tier_list,
+                                                                             [pattern]))
+                raise UsageError(
+                    f"-b {pattern!r} matches no benchmark{why}; names are FORMAT/IMPL/INPUT/TIER, "
+                    "see 'python -m serialbench list'"
+                )
+        chosen = {b.name for b in benchmarks if any(name_matches(b.name, p) for p in patterns)}
+        if floor:
+            chosen |= {b.name for b in floor_benchmarks(benchmarks, chosen)}
+        benchmarks = [b for b in benchmarks if b.name in chosen]
+    for reason in unsupported_reasons(available, input_list, tier_list, patterns):
+        warn(reason)
+    return benchmarks, available
+
+
+def is_floor(bench: Benchmark) -> bool:
+    return (bench.case.format, bench.case.impl) == FLOOR
+
+
+def floor_benchmarks(candidates: Sequence[Benchmark], names: set[str]) -> list[Benchmark]:
+    """The floor benchmarks among `candidates` for the inputs and tiers of the benchmarks in `names`."""
+    measured = {(b.input, b.tier) for b in candidates if b.name in names}
+    return [b for b in candidates if is_floor(b) and (b.input, b.tier) in measured]
+
+
+def unsupported_reasons(cases: Sequence[Case], inputs: Sequence[str], tiers: Sequence[str],
+                        patterns: Sequence[str]) -> list[str]:
+    """Why a selected case leaves out a selected input kind, one line per case and input."""
+    return [
+        f"{case.label}: no {kind}: {reason}"
+        for case in cases
+        for kind, reason in case.unsupported.items()
+        if kind in inputs and (not patterns or any(
+            name_matches(f"{case.format}/{case.impl}/{kind}/{tier}", p) for tier in tiers for p in patterns))
+    ]
+
+
+def case_pattern(case: Case) -> str:
+    return f"{case.format}/{case.impl}/x/x"
+
+
+def name_matches(name: str, pattern: str) -> bool:
+    """Whether a benchmark name matches a -b pattern, word by word.
+
+    Each `/`-separated word of the pattern is a glob for the same word of the name, so `*` never
+    runs across a `/` (`kserve-*/[!d]*` leaves out decoders). A pattern with fewer than four words
+    matches the leading words: `triton-binary/*` covers every input and tier.
+    """
+    pattern_words = pattern.split("/")
+    name_words = name.split("/")
+    if len(pattern_words) > len(name_words):
+        return False
+    return all(fnmatch.fnmatchcase(word, glob) for word, glob in zip(name_words, pattern_words))
+
+
+def _check_unique(cases: Sequence[Case]) -> None:
+    seen: dict[str, str] = {}
+    for case in cases:
+        if case.label in seen:
+            raise UsageError(f"{case.label} is declared twice ({seen[case.label]} and {case.module}); "
+                             "names must be unique")
+        seen[case.label] = case.module
+
+
+def find_case(cases: Sequence[Case], format: str, impl: str) -> Case:
+    for case in cases:
+        if case.format == format and case.impl == impl:
+            return case
+    raise CaseFailed(f"{format}/{impl} is not available")
+
+
+def prepare(bench: Benchmark, cases: Sequence[Case], check: bool = True) -> Prepared:
+    """Build the op outside the timed region and check once that it round-trips.
+
+    Raises CaseFailed when setup raises or the output does not decode to the input: such a
+    benchmark is reported and never timed. `check=False` skips the decoding (for a process that
+    prepares a benchmark already checked with the same code: compare's later rounds); the op
+    still runs once.
+    """
+    case = bench.case
+    try:
+        payload = make_payload(bench.input, bench.tier)
+        if case.direction == "decode":
+            source = find_case(cases, case.format, case.source)
+            wire = as_wire_bytes(source.setup(payload)())
+            op = case.setup(wire, payload)
+            decoded = op()
+            problems = differences(payload, decoded) if check else []
+        else:
+            op = case.setup(payload)
+            wire = as_wire_bytes(op())
+            problems = (differences(payload, case.reference_decoder(wire, payload))
+                        if check and case.reference_decoder else [])
+    except CaseFailed:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure of a case is reported, not fatal
+        raise CaseFailed(f"{bench.name}: {type(exc).__name__}: {exc}") from exc
+    if problems:
+        raise CaseFailed(f"{bench.name}: output does not decode to its input: {'; '.join(problems)}")
+    return Prepared(op, wire, payload)
+
+
+def benchmark_metadata(bench: Benchmark, prepared: Prepared) -> dict:
+    """What a result file records of a benchmark besides its timings (results/files.py reads it)."""
+    case = bench.case
+    data = {
+        "serialbench_format": case.format,
+        "serialbench_impl": case.impl,
+        "serialbench_input": bench.input,
+        "serialbench_tier": bench.tier,
+        "serialbench_direction": case.direction,
+        "input_bytes": prepared.payload.input_bytes,
+        "payload_bytes": len(prepared.wire),
+    }
+    for dist in ("numpy", *case.libraries):
+        version = library_version(dist)
+        if version:
+            data[f"{dist.replace('-', '_')}_version"] = version
+    return data
+
+
+def library_version(dist: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None

@@ -1,0 +1,122 @@
+"""What the commands share: the parser factory, the selection options, the session options.
+
+Every command builds its parser here, so that a bad option is one line and exit status 2 in all of
+them, and the same option means the same thing everywhere. The session options import the
+statistics (scipy) and the schedule when used: `list` and the run's pyperf workers pay for neither.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+from collections.abc import Sequence
+
+from serialbench.core.errors import UsageError
+from serialbench.core.parsing import parse_percent
+
+
+def parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """An argparse parser whose errors are one line and exit status 2."""
+    result = argparse.ArgumentParser(prog=f"python -m serialbench {prog}", description=description)
+
+    def error(message):
+        raise UsageError(message)
+
+    result.error = error
+    return result
+
+
+def add_filter_arguments(cli, cases: bool = True) -> None:
+    """The selection: -b GLOB, --tier, --input (and --cases DIR)."""
+    cli.add_argument("-b", "--benchmark", dest="patterns", action="append", default=[], metavar="GLOB",
+                     help="benchmarks whose FORMAT/IMPL/INPUT/TIER name matches (repeatable); "
+                          "'triton-binary/*' covers every input and tier")
+    cli.add_argument("--tier", metavar="T[,T]", help="tiers: 1K, 10K, 100K, 1M (default: all)")
+    cli.add_argument("--input", metavar="I[,I]", help="input kinds (default: float32, png, int32x3)")
+    if cases:
+        cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR",
+                         help="also load case modules from DIR (repeatable)")
+
+
+def filter_args(patterns: Sequence[str], tier: str | None, inputs: str | None) -> list[str]:
+    """The selection options again, for a command run in another process (a side's `list`)."""
+    args: list[str] = []
+    for pattern in patterns:
+        args += ["-b", pattern]
+    if tier:
+        args += ["--tier", tier]
+    if inputs:
+        args += ["--input", inputs]
+    return args
+
+
+def add_min_effect(cli) -> None:
+    from serialbench.core import stats
+
+    cli.add_argument("--min-effect", metavar="PCT",
+                     help=f"the smallest change that counts (default {stats.MIN_EFFECT * 100:g}%%): "
+                          + stats.MIN_EFFECT_HELP)
+
+
+def min_effect(args, default: float | None = None) -> float:
+    from serialbench.core import stats
+
+    return parse_percent(args.min_effect, stats.MIN_EFFECT if default is None else default, "--min-effect")
+
+
+def add_session_arguments(cli) -> None:
+    """How long an interleaved session (compare, calibrate, sweep, bisect) may run."""
+    from serialbench.measure.schedule import LOOKS, MAX_MINUTES, MIN_TIME
+
+    cli.add_argument("--max-rounds", type=int, default=LOOKS[-1],
+                     help=f"rounds for the benchmarks still undecided at the last look (default {LOOKS[-1]}); "
+                          f"undecided benchmarks are looked at after {', '.join(map(str, LOOKS))} rounds")
+    cli.add_argument("--max-time", type=float, default=MAX_MINUTES, metavar="MIN",
+                     help=f"stop after this many minutes, judging what is left on its rounds (default {MAX_MINUTES:g})")
+    cli.add_argument("--rounds", type=int, help="exactly this many rounds for every benchmark (no adaptive stopping)")
+    cli.add_argument("--min-time", type=float, default=MIN_TIME, help=f"seconds per value (default {MIN_TIME})")
+    add_min_effect(cli)
+
+
+def budget_from(args):
+    """The session's Budget (measure/schedule.py) from add_session_arguments' options."""
+    from serialbench.measure.schedule import LOOKS, Budget
+
+    if args.min_time <= 0:
+        raise UsageError(f"--min-time {args.min_time}: give a positive number of seconds")
+    if args.rounds is not None:
+        if args.rounds < 1:
+            raise UsageError(f"--rounds {args.rounds}: give at least 1 (6 or more for a verdict)")
+        return Budget((args.rounds,), None, args.min_time)
+    if args.max_rounds < LOOKS[0]:
+        raise UsageError(f"--max-rounds {args.max_rounds}: give at least {LOOKS[0]}")
+    if args.max_time is not None and args.max_time <= 0:
+        raise UsageError(f"--max-time {args.max_time}: give a positive number of minutes")
+    looks = tuple(n for n in LOOKS if n < args.max_rounds) + (args.max_rounds,)
+    return Budget(looks, args.max_time * 60 if args.max_time else None, args.min_time)
+
+
+def interrupt_on_sigterm() -> None:
+    """A terminated session still removes its worktrees and judges its rounds, as on Ctrl-C."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+
+
+def check_output(path: str | None, force: bool, what: str, inputs: Sequence[str] = ()) -> None:
+    """Refuse an output that exists (without --force), is a directory, or is one of the files being read."""
+    import os
+
+    if path is None:
+        return
+    if os.path.isdir(path):
+        raise UsageError(f"{what} {path} is a directory; give a file name")
+    if any(os.path.exists(source) and os.path.exists(path) and os.path.samefile(source, path) for source in inputs):
+        raise UsageError(f"{what} {path} is one of the result files being read; choose another name")
+    if os.path.exists(path) and not force:
+        raise UsageError(f"{what} {path} exists; pass --force to overwrite it or choose another name")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UsageError(f"{what} {path}: directory {directory} does not exist")

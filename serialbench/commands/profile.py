@@ -1,0 +1,123 @@
+"""`python -m serialbench profile NAME [--top K]`: where one benchmark's time goes.
+
+The op is built exactly as the timing run builds it (registry.prepare), timed without the
+profiler to know its cost per call, then called for about --seconds under cProfile, outside
+pyperf and its workers. The table is per op: own time (in the function itself), total time
+(with what it calls) and calls per op, so a `tolist()` that dominates a JSON path, or a
+protobuf copy, shows at the top. cProfile adds a fixed cost to every Python-level call: the
+"under cProfile" time says how much, and shares of own time are what to read.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import os
+import pstats
+import sys
+
+from serialbench.catalog.registry import CaseFailed, prepare, select
+from serialbench.commands.options import parser
+from serialbench.core.errors import UsageError
+from serialbench.core.formatting import format_time
+from serialbench.core.tables import text_table
+from serialbench.measure import timeloop
+
+DEFAULT_TOP = 15
+DEFAULT_SECONDS = 2.0
+
+
+def run(argv: list[str]) -> int:
+    cli = parser("profile", "Run one benchmark (FORMAT/IMPL/INPUT/TIER) under cProfile and print where the "
+                            "time goes, per op.")
+    cli.add_argument("name", help="the benchmark's full name, e.g. tfserving-rest/json/float32/100K")
+    cli.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="K", help=f"functions to show ({DEFAULT_TOP})")
+    cli.add_argument("--sort", choices=("own", "total"), default="own",
+                     help="order by own time (default) or by total time including callees")
+    cli.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, metavar="S",
+                     help=f"profile about this long (default {DEFAULT_SECONDS:g}; at least one call)")
+    cli.add_argument("-o", "--output", metavar="FILE.pstats", help="also save the raw profile (pstats, snakeviz)")
+    cli.add_argument("--force", action="store_true", help="overwrite the -o file")
+    cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR")
+    args = cli.parse_args(argv)
+    if args.name.count("/") != 3 or any(ch in args.name for ch in "*?["):
+        raise UsageError(f"profile takes one full name FORMAT/IMPL/INPUT/TIER, not {args.name!r}; "
+                         "see 'python -m serialbench list'")
+    if args.top < 1 or args.seconds <= 0:
+        raise UsageError("--top takes 1 or more and --seconds a positive number")
+    if args.output and os.path.exists(args.output) and not args.force:
+        raise UsageError(f"{args.output} exists; pass --force to overwrite it")
+    words = args.name.split("/")
+    benchmarks, cases = select(args.case_dirs, [args.name], tiers=words[3], inputs=words[2])
+    bench = benchmarks[0]
+    try:
+        prepared = prepare(bench, cases)
+    except CaseFailed as exc:
+        print(f"serialbench: {exc}", file=sys.stderr)
+        return 1
+    op = prepared.op
+    per_op = time_per_op(op)
+    calls = max(1, int(args.seconds / per_op))
+    profiler = cProfile.Profile()
+    t0 = timeloop.CLOCK()
+    profiler.enable()
+    for _ in range(calls):
+        op()
+    profiler.disable()
+    profiled = (timeloop.CLOCK() - t0) / calls
+    if args.output:
+        profiler.dump_stats(args.output)
+    print(f"{bench.name}: {calls:,} calls; {format_time(per_op)} per op without the profiler, "
+          f"{format_time(profiled)} under cProfile")
+    rows = profile_rows(pstats.Stats(profiler), calls)
+    print(render(rows, args.top, args.sort))
+    if args.output:
+        print(f"profile: {args.output} (python -m pstats {args.output}, or snakeviz)")
+    return 0
+
+
+def time_per_op(op, minimum_s: float = 0.2) -> float:
+    """Seconds per call as the harness times it (measure/timeloop.py): warmed up, then doubling
+    batches on the thread's CPU clock until one lasts `minimum_s`."""
+    timeloop.warm_up(op)
+    time_func = timeloop.make_time_func(op, 1)
+    loops = timeloop.calibrated_loops(time_func, minimum_s)
+    return time_func(loops) / loops
+
+
+def profile_rows(stats: pstats.Stats, calls: int) -> list[dict]:
+    """One dict per function: own and total seconds per op, calls per op, and a readable name."""
+    rows = []
+    for (filename, line, function), (_, ncalls, own, total, _callers) in stats.stats.items():
+        if function == "<method 'disable' of '_lsprof.Profiler' objects>":
+            continue
+        rows.append({"own": own / calls, "total": total / calls, "calls": ncalls / calls,
+                     "function": function_label(filename, line, function)})
+    return rows
+
+
+def function_label(filename: str, line: int, function: str) -> str:
+    if filename == "~":  # a builtin: "<method 'join' of 'bytes' objects>", "<built-in method ...>"
+        return function.strip("<>")
+    for marker in ("site-packages" + os.sep, "dist-packages" + os.sep):
+        if marker in filename:
+            filename = filename.split(marker, 1)[1]
+            break
+    else:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+        if filename.startswith(root):
+            filename = filename[len(root):]
+        elif os.sep in filename and "/lib/python" in filename:
+            filename = "stdlib/" + filename.split("/lib/python", 1)[1].split("/", 1)[-1]
+    return f"{function} ({filename}:{line})"
+
+
+def render(rows: list[dict], top: int, sort: str) -> str:
+    everything = sum(row["own"] for row in rows) or 1.0
+    ordered = sorted(rows, key=lambda row: row[sort], reverse=True)[:top]
+    table = [("own", "own %", "total", "calls", "function")]
+    for row in ordered:
+        calls = f"{row['calls']:,.0f}" if row["calls"] >= 10 else f"{row['calls']:.3g}"
+        table.append((format_time(row["own"]), f"{100 * row['own'] / everything:.1f}%", format_time(row["total"]),
+                      calls, row["function"]))
+    return "\n".join([f"top {len(ordered)} of {len(rows)} functions by {sort} time, per op:",
+                      *text_table(table, left=(4,))])

@@ -1,0 +1,81 @@
+"""`python -m serialbench report RESULTS.json [NEW.json]`: the comparison at a glance.
+
+One file: per input kind and direction, FORMAT/IMPL by tier (views/timing.py), and the memory tables
+when the memory pass wrote its companion file. Two files, BASE and NEW: the same layout, each cell
+the change with compare's verdict (verdicts/files.py, views/changes.py). Nothing is re-run.
+"""
+
+from __future__ import annotations
+
+from serialbench.commands import options
+from serialbench.commands.options import add_filter_arguments, add_min_effect, check_output, parser
+from serialbench.core.errors import UsageError
+from serialbench.results.files import load
+from serialbench.results.selection import filter_results, select_results
+from serialbench.verdicts.files import changes_between
+from serialbench.views.changes import change_notes, change_tables
+from serialbench.views.grid import render_text
+from serialbench.views.timing import header_lines, markdown_document, memory_tables, single_file_notes, timing_tables
+
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def run(argv: list[str]) -> int:
+    cli = parser("report", "Tables (and a plot) of one result file, or the change from BASE to NEW.")
+    cli.add_argument("files", nargs="+", metavar="RESULTS.json",
+                     help="one result file, or two: BASE.json NEW.json")
+    cli.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown to FILE")
+    cli.add_argument("--plot", metavar="FILE.png", help="draw time per op against tier (PNG, SVG or PDF)")
+    add_filter_arguments(cli, cases=False)
+    add_min_effect(cli)
+    cli.add_argument("--force", action="store_true", help="overwrite the --markdown and --plot files")
+    args = cli.parse_args(argv)
+    if len(args.files) > 2:
+        raise UsageError(f"report takes one result file or two (BASE NEW), not {len(args.files)}")
+    if args.plot and not args.plot.lower().endswith(PLOT_SUFFIXES):
+        raise UsageError(f"--plot {args.plot}: the name must end in {', '.join(PLOT_SUFFIXES)}")
+    min_effect = options.min_effect(args)
+    check_output(args.markdown, args.force, "--markdown", args.files)
+    check_output(args.plot, args.force, "--plot", args.files)
+
+    loaded = [load(path) for path in args.files]
+    if len(loaded) == 1:
+        selected = select_results(loaded[0], args.patterns, args.tier, args.input)
+        head = header_lines(loaded[0])
+        tables = timing_tables(loaded[0], selected) + memory_tables(selected)
+        notes = single_file_notes(loaded[0], selected)
+    else:
+        base, new = loaded
+        selected = select_results(new, args.patterns, args.tier, args.input)
+        changes, paired = changes_between(base, new, min_effect, names={r.name for r in selected})
+        head = header_lines(base, "BASE ") + header_lines(new, "NEW  ")
+        tables = change_tables(changes, min_effect, paired)
+        base_selected = filter_results(base.results, args.patterns, args.tier, args.input)
+        notes = change_notes(changes, selected, base_selected)
+    if not tables:
+        raise UsageError("nothing to report: the selection is empty" if len(loaded) == 1 else
+                         f"{args.files[0]} and {args.files[1]} have no benchmark in common")
+
+    print("\n".join(head))
+    legends_shown = set()
+    for table in tables:
+        print()
+        print(render_text(table, legend=table.legend not in legends_shown), end="")
+        legends_shown.add(table.legend)
+    for note in notes:
+        print(note)
+    if args.markdown:
+        with open(args.markdown, "w" if args.force else "x", encoding="utf-8") as out:
+            out.write(markdown_document(head, tables, notes))
+        print(f"markdown: {args.markdown}")
+    if args.plot:
+        if not any(r.median is not None for r in selected):
+            raise UsageError(f"--plot {args.plot}: no benchmark in the selection has timing values")
+        from serialbench.views.plot import plot_results
+
+        try:
+            plot_results(loaded[-1], selected, args.plot, base=loaded[0] if len(loaded) == 2 else None)
+        except OSError as exc:
+            raise UsageError(f"--plot {args.plot}: cannot write it ({exc.strerror or exc})") from None
+        print(f"plot: {args.plot}")
+    return 0

@@ -1,0 +1,118 @@
+"""`python -m serialbench compare --instructions`: instructions per op, counted by valgrind's callgrind.
+
+Each benchmark runs once per revision under callgrind with collection off. The worker prepares the
+op (outside any count), warms it up, then calls it inside `sys.call_tracing`, whose C function
+toggles collection (`--toggle-collect`) and dumps the count when it returns (`--dump-after`): a
+first region of one call chooses how many calls make a region long enough, then regions of K and
+2K calls; their difference over K is the count per op, free of start-up, imports and the region's
+own fixed cost. Hash randomisation is pinned (PYTHONHASHSEED=0) and malloc held in one regime (as
+for timing) so that two runs execute the same instructions: two runs of one revision agree exactly,
+and a tiny op whose own code did not change moves by up to about 0.5% when other code changes the
+heap's history (hence the 1% threshold).
+
+What the count can tell: a change in the work the CPU is asked to do (a Python-level loop more or
+less, a copy avoided, a different library call), to a fraction of a percent, on any machine, at
+any load. What it cannot: time spent waiting on memory (a 4 MB copy at 1M is a few hundred thousand
+instructions but milliseconds of cache misses and page faults), system calls and page faults in
+the kernel, how many instructions run per cycle (SIMD width, branch mispredictions), and code that
+picks its implementation from the CPU: under valgrind, glibc and numpy see valgrind's virtual CPU
+(no AVX-512), so their memcpy and loops may not be the ones that run natively.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from serialbench.core.errors import UsageError
+from serialbench.measure.sides import Side, worker_environment
+
+MARKER = "_PyEval_CallTracing"  # sys.call_tracing's C function; no serializer calls it
+TARGET_INSTRUCTIONS = 20_000_000  # per counted region: a few tenths of a second under callgrind
+MAX_CALLS = 1 << 14
+THRESHOLD = 0.01  # two runs of one revision agree within 0.5% (tests); call 1% a change
+
+WORKER = Path(__file__).with_name("callgrind_worker.py")
+
+
+@dataclass(frozen=True)
+class Count:
+    name: str
+    per_op: float | None  # instructions per call of the op
+    calls: int = 0
+    error: str = ""
+
+
+def require_valgrind() -> str:
+    path = shutil.which("valgrind")
+    if not path:
+        raise UsageError("--instructions needs valgrind, which is not installed; "
+                         "on Debian or Ubuntu: apt-get install valgrind")
+    return path
+
+
+def count_instructions(side: Side, name: str, calls: int | None = None) -> Count:
+    """Instructions per op of one benchmark on one side (its serialbench, cases and environment).
+
+    `calls` per counted region defaults to what makes a region about TARGET_INSTRUCTIONS long; a
+    comparison passes BASE's choice to HEAD, since allocator and GC work amortise differently over
+    different numbers of calls (a few percent on a 1K op between 64 and 4096 calls).
+    """
+    valgrind = require_valgrind()
+    _, _, kind, tier = name.split("/")
+    with tempfile.TemporaryDirectory(prefix="serialbench-callgrind-") as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        request = {"name": name, "input": kind, "tier": tier, "case_dirs": list(side.case_dirs), "out": out,
+                   "target": TARGET_INSTRUCTIONS, "max_calls": MAX_CALLS, "calls": calls or 0}
+        cmd = [valgrind, "--tool=callgrind", "--quiet", "--collect-atstart=no", f"--toggle-collect={MARKER}",
+               f"--dump-after={MARKER}", f"--callgrind-out-file={out}",
+               side.python, "-P", str(WORKER), json.dumps(request)]
+        env = {**worker_environment(side), "PYTHONHASHSEED": "0"}
+        done = subprocess.run(cmd, cwd=side.root, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            lines = [line for line in done.stderr.splitlines() if line.strip()]
+            return Count(name, None, error=lines[-1] if lines else f"valgrind exited with status {done.returncode}")
+        dumps = {int(path.rsplit(".", 1)[1]): _summary(path) for path in _dumps(out)}
+        if sorted(dumps) != [1, 2, 3]:
+            return Count(name, None, error=f"callgrind dumped {len(dumps)} regions, not 3: is {MARKER} "
+                                           "missing from this Python (an LTO build may inline it)?")
+        used = json.loads(done.stdout.strip().splitlines()[-1])["calls"]
+        return Count(name, (dumps[3] - dumps[2]) / used, used)
+
+
+def _dumps(out: str) -> list[str]:
+    directory, stem = os.path.split(out)
+    return [os.path.join(directory, entry) for entry in os.listdir(directory)
+            if entry.startswith(stem + ".") and entry.rsplit(".", 1)[1].isdigit()]
+
+
+def _summary(path: str) -> int:
+    with open(path) as profile:
+        for line in profile:
+            if line.startswith("summary:"):
+                return int(line.split()[1])
+    raise ValueError(f"{path}: no summary line")
+
+
+def count_pairs(sides: Sequence[Side], names: Sequence[str], workers: int,
+                say: Callable[[str], None]) -> list[tuple[Count, ...]]:
+    """Per benchmark, its count on each side (the first side chooses the calls), several at once."""
+
+    def count_everywhere(name: str) -> tuple[Count, ...]:
+        first = count_instructions(sides[0], name)
+        rest = [count_instructions(side, name, first.calls or None) for side in sides[1:]]
+        return (first, *rest)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
+        results = []
+        for index, counts in enumerate(pool.map(count_everywhere, names), start=1):
+            results.append(counts)
+            say(f"[{index}/{len(names)}] {names[index - 1]}")
+        return results

@@ -1,0 +1,336 @@
+"""The interleaved schedule: rounds of lockstep workers, one per side, timing values in alternation.
+
+A round starts one worker process per side (serialbench/lockstep_worker.py), all alive at once.
+For each benchmark, in an order shuffled per round (the same for every side), every side prepares
+it, then the sides take one value each in turn, a cycle at a time, in the same order every cycle
+of the round: values of one cycle are milliseconds apart, so the machine's speed, which here
+changes within seconds (caches and memory bandwidth shared with other tenants), is nearly the
+same for all of them. Each round uses new processes with a randomised heap, so that process layout is
+sampled as noise over the rounds, not frozen into a bias. The loop count is calibrated once, on
+the first side in the first round, and used by every side in every round.
+
+A round's workers time every benchmark that is still undecided, so start-up (imports, numpy,
+TensorFlow's tensor_util) is paid once per side per round, not once per benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from serialbench.core.errors import UsageError
+from serialbench.measure import timeloop
+from serialbench.measure.sides import Side, worker_environment
+
+WORKER = Path(__file__).with_name("lockstep_worker.py")
+MIN_TIME = 0.002  # seconds per value: short, so that the values of a cycle are close in time
+BENCHMARK_SECONDS = 0.3  # per benchmark per round, all sides together: how many cycles fit
+# Cycles per benchmark per round: as many as fit in BENCHMARK_SECONDS, at most MAX_CYCLES. An op
+# too slow for MIN_CYCLES (50 ms or more a call, with two sides) gets the cycles that fit, at least
+# one, and no warm cycle: at 1M a KServe decoder call takes 3 s, and its rounds would last minutes.
+MIN_CYCLES, MAX_CYCLES = 3, 50
+REPLY_TIMEOUT = 900
+# Rounds at which undecided benchmarks are looked at (adaptive rounds). The look at 64 is for the
+# noisiest, mostly at 1M (3-4% a round here): 32 rounds confirmed "no change" for about 4 in 10
+# of those in simulation, 64 for 8 in 10; --max-time bounds what it costs.
+LOOKS = (8, 16, 32, 64)
+MAX_MINUTES = 20.0  # a session's default --max-time
+
+
+class WorkerFailed(Exception):
+    """The worker process died or stopped answering; the round cannot go on with it."""
+
+
+class Process:
+    """One side's lockstep worker: JSON requests on its stdin, replies on its stdout."""
+
+    def __init__(self, side: Side, cpu: int | None = None):
+        self.side = side
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        config = {"case_dirs": list(side.case_dirs),
+                  "distributions": [installed.split()[0] for installed in side.installed]}
+        self.popen = subprocess.Popen([side.python, "-P", str(WORKER), json.dumps(config)], cwd=side.root,
+                                      env=worker_environment(side), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=self.stderr, text=True, bufsize=1)
+        if cpu is not None:
+            os.sched_setaffinity(self.popen.pid, {cpu})
+        self.hello = self.read()
+
+    def send(self, request: dict) -> None:
+        try:
+            self.popen.stdin.write(json.dumps(request) + "\n")
+            self.popen.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise WorkerFailed(self._why_dead()) from None
+
+    def read(self) -> dict:
+        line = self.popen.stdout.readline()
+        if not line:
+            raise WorkerFailed(self._why_dead())
+        return json.loads(line)
+
+    def ask(self, request: dict) -> dict:
+        self.send(request)
+        return self.read()
+
+    def _why_dead(self) -> str:
+        try:
+            status = self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            status = None
+        self.stderr.seek(0)
+        lines = [line.strip() for line in self.stderr.read().splitlines() if line.strip()]
+        return f"{self.side.label}: " + (lines[-1] if lines else f"worker exited with status {status}")
+
+    def close(self) -> None:
+        try:
+            if self.popen.poll() is None:
+                self.send({"do": "exit"})
+                self.popen.wait(timeout=10)
+        except (WorkerFailed, subprocess.TimeoutExpired):
+            self.popen.kill()
+            self.popen.wait()
+        finally:
+            self.stderr.close()
+
+
+@dataclass
+class Plan:
+    """How one benchmark is timed in every round: calibrated in the first."""
+
+    loops: int
+    inner_loops: int
+    cycles: int
+    rewarm: float = 0.0  # seconds of untimed calls before each value (timeloop.SLOW_CALL)
+
+
+@dataclass
+class Run:
+    """One side's values of one benchmark in one round, in cycle order (value i of every side of a
+    round was taken in the same cycle)."""
+
+    round: int
+    values: list[float]
+    metadata: dict
+
+
+@dataclass
+class Session:
+    """Timings of the same benchmarks on several sides, round by round."""
+
+    sides: Sequence[Side]
+    names: list[str]
+    runs: dict[str, dict[str, list[Run]]] = field(default_factory=dict)  # label -> name -> runs
+    plans: dict[str, Plan] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)  # name -> why
+    hello: dict[str, dict] = field(default_factory=dict)  # label -> what its worker reported at start
+    rounds: int = 0
+    seconds: float = 0.0
+
+    def __post_init__(self):
+        for side in self.sides:
+            self.runs.setdefault(side.label, {})
+
+    def rounds_of(self, name: str) -> int:
+        return len(self.runs[self.sides[0].label].get(name, []))
+
+
+def check_hello(side: Side, hello: dict) -> None:
+    imported = Path(hello["serialbench"])
+    if side.own_serialbench and side.root.resolve() not in imported.parents:
+        raise UsageError(f"{side.label}'s worker imported serialbench from {imported}, not from {side.root}: "
+                         "another serialbench shadows it (an install that is not editable?)")
+
+
+def time_round(session: Session, names: Sequence[str], min_time: float, rng: random.Random,
+               say: Callable[[str], None]) -> None:
+    """One round over `names`: new workers, every benchmark in lockstep on every side."""
+    round_index = session.rounds
+    order = list(names)
+    rng.shuffle(order)
+    processes = []
+    cpu = _round_cpu(round_index)
+    own_cpus = os.sched_getaffinity(0) if cpu is not None else set()
+    if len(own_cpus) > 1:  # this process, which only waits and forwards, stays off the workers' CPU
+        os.sched_setaffinity(0, own_cpus - {cpu})
+    try:
+        for side in session.sides:
+            processes.append(Process(side, cpu))
+            check_hello(side, processes[-1].hello)
+            session.hello.setdefault(side.label, processes[-1].hello)
+        for name in order:
+            if name in session.failed:
+                continue
+            try:
+                runs = _time_benchmark(session, processes, name, min_time, round_index)
+            except _CaseError as exc:
+                _fail(session, name, str(exc), say)
+                continue
+            for side, run in zip(session.sides, runs):
+                session.runs[side.label].setdefault(name, []).append(run)
+    except WorkerFailed as exc:
+        # A worker died (a crash in a case's C code): the benchmark it was on is dropped, the
+        # round's finished benchmarks kept; the next round starts new workers.
+        current = next((n for n in order if n not in session.failed and session.rounds_of(n) <= round_index), None)
+        if current:
+            _fail(session, current, str(exc), say)
+    finally:
+        for process in processes:
+            process.close()
+        if len(own_cpus) > 1:
+            os.sched_setaffinity(0, own_cpus)
+    session.rounds = round_index + 1
+
+
+def _round_cpu(round_index: int) -> int | None:
+    """The one CPU that all of a round's workers run on (they never run at once), another each round.
+
+    Two processes on two CPUs of a VM time at the speeds of two CPUs, which differ for seconds at a
+    time (a neighbour on the host busy on one of them): in an A/A comparison at 1M, pinning both
+    sides to one CPU took the spread of the round estimates from 4-16% down to 2-9%."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus[round_index % len(cpus)]
+
+
+class _CaseError(Exception):
+    pass
+
+
+def _time_benchmark(session: Session, processes: Sequence[Process], name: str, min_time: float,
+                    round_index: int) -> list[Run]:
+    plan = session.plans.get(name)
+    if plan is None:  # the loops are calibrated once, on the first side alone
+        answer = processes[0].ask({"do": "prepare", "name": name, "loops": 0, "min_time": min_time})
+        if "error" in answer:
+            raise _CaseError(f"{processes[0].side.label}: {answer['error']}")
+        processes[0].ask({"do": "release"})
+        loops = answer["loops"]
+    else:
+        loops = plan.loops
+    # The sides take their values in a fixed order, A B A B ..., so that every value follows a value
+    # of another process: a process asked twice in a row was measured here 15-20% slower or faster
+    # on its second value (at 1M), a bias that a rotating order turns into noise of that size. Two
+    # sides swap who starts each round (the looks fall on even rounds: balanced). Three or more
+    # (calibrate) take a new order each round: in a fixed rotation each side always follows the same
+    # neighbour, and the A/A pair came out 0.5-1.4% apart, A following the slowed-down variant.
+    order = list(range(len(processes)))
+    if len(processes) == 2:
+        order = order[round_index % 2:] + order[:round_index % 2]
+    else:
+        random.Random(f"{round_index}/{name}").shuffle(order)
+    # Every side prepares at once (they share one CPU, so their allocations interleave): with the
+    # sides preparing one after the other, the side that prepared second was faster for the whole
+    # round, by 2-10% at 1M in an A/A comparison, as if it got the better physical memory. Who is
+    # asked first alternates with the order. The round trip is checked in the first round only:
+    # later rounds run the same code on the same input (at 1M a decoder's check costs seconds).
+    for index in order:
+        check = round_index == 0 and not (plan is None and index == 0)  # side 0 was checked calibrating
+        processes[index].send({"do": "prepare", "name": name, "loops": loops, "min_time": min_time, "check": check})
+    prepared = [process.read() for process in processes]
+    errors = [f"{p.side.label}: {a['error']}" for p, a in zip(processes, prepared) if "error" in a]
+    if errors:
+        for process, answer in zip(processes, prepared):
+            if "error" not in answer:
+                process.ask({"do": "release"})
+        raise _CaseError("; ".join(errors))
+    if plan is None:
+        warm = [processes[index].ask({"do": "sample"})["seconds"] for index in order]  # one cycle, not recorded
+        calls = prepared[0]["loops"] * prepared[0]["inner_loops"]
+        per_call = warm[order.index(0)]
+        rewarm = min_time if per_call < timeloop.SLOW_CALL else 0.0
+        value_seconds = per_call * calls + (max(rewarm, per_call) if rewarm else 0.0)  # a value and its re-warm
+        cycles = int(BENCHMARK_SECONDS / (len(processes) * max(value_seconds, 1e-9)))
+        plan = session.plans[name] = Plan(prepared[0]["loops"], prepared[0]["inner_loops"],
+                                          max(1, min(MAX_CYCLES, cycles)), rewarm)
+    elif plan.cycles >= MIN_CYCLES:  # a slower op is warm after prepare's own call
+        for index in order:
+            processes[index].ask({"do": "sample"})
+    values: list[list[float]] = [[] for _ in processes]
+    for _ in range(plan.cycles):
+        for index in order:
+            values[index].append(processes[index].ask({"do": "sample", "rewarm": plan.rewarm})["seconds"])
+    for process in processes:
+        process.ask({"do": "release"})
+    runs = []
+    for process, answer, side_values in zip(processes, prepared, values):
+        if not all(math.isfinite(v) and v > 0 for v in side_values):
+            raise _CaseError(f"{process.side.label}: a value was not a positive time ({side_values})")
+        metadata = {**answer["metadata"], "loops": plan.loops, "serialbench_round": round_index,
+                    "serialbench_rewarm_s": plan.rewarm}
+        if plan.inner_loops > 1:
+            metadata["inner_loops"] = plan.inner_loops
+        runs.append(Run(round_index, side_values, metadata))
+    return runs
+
+
+def _fail(session: Session, name: str, why: str, say: Callable[[str], None]) -> None:
+    session.failed[name] = why
+    for per_side in session.runs.values():
+        per_side.pop(name, None)
+    say(f"{name}: not compared ({why})")
+
+
+def seed() -> int:
+    return int.from_bytes(os.urandom(4), "little")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How many rounds a session may take: looks at `looks` rounds, up to max_seconds of wall time."""
+
+    looks: tuple[int, ...]  # round counts at which the undecided benchmarks are looked at
+    max_seconds: float | None = None
+    min_time: float = MIN_TIME
+
+
+def run_session(sides: Sequence[Side], names: Sequence[str], budget: Budget,
+                settle: Callable[[Session, str, int, bool], bool], say: Callable[[str], None],
+                rng: random.Random | None = None) -> Session:
+    """Rounds over the undecided benchmarks until none is left, the last look, or the time is up.
+
+    At each look `settle(session, name, look_index, final)` says whether a benchmark is decided;
+    decided ones leave the next rounds. Running out of time makes the current round the last look
+    (`final`, the next one's index): it may spend the shares of the looks that will not be taken.
+    """
+    session = Session(sides, list(names))
+    rng = rng or random.Random(seed())
+    active = list(names)
+    started = time.monotonic()
+    look_index = 0
+    try:
+        while active and look_index < len(budget.looks):
+            round_started = time.monotonic()
+            time_round(session, active, budget.min_time, rng, say)
+            active = [name for name in active if name not in session.failed]
+            took = time.monotonic() - round_started
+            spent = time.monotonic() - started
+            out_of_time = budget.max_seconds is not None and spent + took > budget.max_seconds
+            if session.rounds >= budget.looks[look_index] or out_of_time:
+                final = out_of_time or look_index == len(budget.looks) - 1
+                active = [name for name in active if not settle(session, name, look_index, final)]
+                look_index += 1
+                if out_of_time:
+                    if active:
+                        say(f"time is up ({budget.max_seconds / 60:g} min): {len(active)} benchmarks stay undecided")
+                    break
+            if active and look_index < len(budget.looks):
+                rounds_left = budget.looks[-1] - session.rounds
+                say(f"round {session.rounds}: {took:.0f} s, {len(active)} of {len(names)} benchmarks undecided, "
+                    f"{spent / 60:.1f} min so far, at most {rounds_left} rounds left")
+    except KeyboardInterrupt:
+        say(f"interrupted after {session.rounds} rounds: the undecided benchmarks are judged on those")
+        for name in active:
+            if session.rounds_of(name) and look_index < len(budget.looks):
+                settle(session, name, look_index, True)
+    session.seconds = time.monotonic() - started
+    return session

@@ -1,0 +1,58 @@
+"""What is compared: a side is a revision of the cases, an environment (an interpreter, libraries
+installed at other versions or from a local checkout), or both.
+
+Everything downstream (the schedule, the verdicts, the tables, --instructions, calibrate) takes
+sides and never asks which kind a side is: a side says where its serialbench and cases run from
+(`root`, `case_dirs`), with which interpreter (`python`), and which directory of installed
+libraries goes first on its workers' sys.path (`overlay`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from serialbench.measure.environment import worker_variables
+
+
+@dataclass(frozen=True)
+class Side:
+    label: str  # BASE, HEAD (calibrate: A, A', +5%)
+    root: Path  # serialbench and the cases run from here
+    case_dirs: tuple[str, ...] = ()
+    python: str = sys.executable
+    overlay: Path | None = None  # libraries installed for this side, first on sys.path
+    specs: tuple[str, ...] = ()  # what the overlay was installed from, as the user gave it
+    installed: tuple[str, ...] = ()  # what the overlay holds: "tritonclient 2.45.0"
+    revision: str = ""  # as the user named it; "" when the revision is not what is compared
+    commit: str = ""
+    dirty: bool = False
+    python_version: str = ""  # when the interpreter is what is compared
+    own_serialbench: bool = True  # its serialbench is root's (not so for a foreign --cases repository)
+
+    @property
+    def short(self) -> str:
+        return self.commit[:10] + ("-dirty" if self.dirty else "")
+
+    @property
+    def description(self) -> str:
+        """What this side is, in the words of what differs: '2c37bd4', 'tritonclient 2.45.0'."""
+        parts = []
+        if self.revision:
+            parts.append(self.short)
+        if self.python_version:
+            parts.append(f"python {self.python_version}")
+        parts.extend(self.installed or self.specs)
+        return " ".join(parts) or self.short or "work tree"
+
+
+def worker_environment(side: Side) -> dict[str, str]:
+    """The environment of a side's workers: its overlay, then its serialbench, first on sys.path."""
+    path = [str(side.overlay)] if side.overlay else []
+    path.append(str(side.root))
+    inherited = os.environ.get("PYTHONPATH")
+    if inherited:
+        path.append(inherited)
+    return {**os.environ, **worker_variables(), "PYTHONPATH": os.pathsep.join(path)}

@@ -1,0 +1,72 @@
+"""The time of an op: the loop, the clock and the warm-up, one definition for every harness.
+
+The run's pyperf workers, compare's lockstep workers and `check-harness`'s plain loop all time an
+op this way, in the process state of measure/environment.py: after `prepare` (which calls the op
+once or twice), WARM_UP_SECONDS of calls, then values of `loops` iterations of `inner` calls on
+the calling thread's CPU clock. A thread's CPU clock leaves out the time a shared machine's other
+tenants hold the core, and other threads (numpy's OpenBLAS thread spinning after import); an op
+that hands work to other threads would be under-counted, and no serializer here does.
+It imports nothing from serialbench, because compare's worker loads this file by path beside
+another revision's serialbench (both sides of a comparison must run the same loop).
+"""
+
+from __future__ import annotations
+
+import time
+
+CLOCK = time.thread_time
+CLOCK_NAME = "thread_time"
+# Tiers cheap enough that a `for` loop's overhead would show: unroll ten calls per iteration.
+UNROLLED_TIERS = {"1K": 10, "10K": 10}
+# Calls before the first value: enough for caches, the allocator's free lists and lazy imports to
+# settle (a fresh 4 MB buffer took 25x as long on its first copy here, and 1.1-3.5x on the next
+# ten); at least one call, and a slow op (a JSON decoder at 1M, seconds a call) stops after it.
+WARM_UP_SECONDS = 0.02
+# And every value starts warm. In compare the other side's op runs between two values, on the same
+# CPU, and evicts this op's data: here a 4 MB copy's first call after it took 770 us, its second
+# 568, its fifth 150 us, where alone it took 160-176 us from the first call; a value of a few calls
+# was mostly that transient. So before each value compare's worker calls the op, untimed, for as
+# long as a value lasts; an op slower than SLOW_CALL a call is not re-warmed (the transient is then
+# a small share of it, and a call more would double a round).
+SLOW_CALL = 0.05
+
+
+def warm_up(op, seconds: float = WARM_UP_SECONDS, clock=CLOCK) -> float:
+    """Call op until `seconds` of calls have passed (at least once); the seconds per call."""
+    calls, started = 0, clock()
+    while True:
+        op()
+        calls += 1
+        elapsed = clock() - started
+        if elapsed >= seconds:
+            return elapsed / calls
+
+
+def make_time_func(op, inner_loops: int, clock=CLOCK):
+    """time_func(loops): `loops` iterations of `inner_loops` calls of op, in the clock's seconds."""
+    if inner_loops == 10:
+        def time_func(loops):
+            range_it = range(loops)
+            t0 = clock()
+            for _ in range_it:
+                op(); op(); op(); op(); op()  # noqa: E702 - unrolled, as pyperformance does
+                op(); op(); op(); op(); op()  # noqa: E702
+            return clock() - t0
+    elif inner_loops == 1:
+        def time_func(loops):
+            range_it = range(loops)
+            t0 = clock()
+            for _ in range_it:
+                op()
+            return clock() - t0
+    else:
+        raise ValueError(f"inner_loops must be 1 or 10, not {inner_loops}")
+    return time_func
+
+
+def calibrated_loops(time_func, min_time: float, max_loops: int = 2 ** 32) -> int:
+    """pyperf's loop calibration: double the loops until a value takes min_time."""
+    loops = 1
+    while time_func(loops) < min_time and loops * 2 <= max_loops:
+        loops *= 2
+    return loops

@@ -1,0 +1,252 @@
+"""Loading serialbench result files: the one loader that every command reading results uses.
+
+A result file is pyperf JSON (optionally .json.gz) whose benchmarks carry serialbench's metadata
+(catalog/registry.benchmark_metadata). Anything else -- a missing file, truncated or malformed JSON, a
+pyperf file that some other program wrote, a file from an older or newer serialbench -- is a
+UsageError with one line saying what is wrong and what to do. Partial runs (a worker failed, the
+run was interrupted) and files that `--append` added runs to load like any other.
+
+The memory pass (`python -m serialbench memory`) writes a companion file beside the result file,
+`NAME.memory.json`; `load` picks it up when it is there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pyperf
+
+from serialbench.catalog.registry import FLOOR
+from serialbench.core.errors import UsageError
+
+# Bumped when the meaning of the metadata changes. Files carry it as `serialbench_results_format`
+# (suite metadata); a file without it is format 1 when it has every key below.
+RESULTS_FORMAT = 1
+REQUIRED_METADATA = (
+    "serialbench_format",
+    "serialbench_impl",
+    "serialbench_input",
+    "serialbench_tier",
+    "serialbench_direction",
+    "input_bytes",
+    "payload_bytes",
+)
+MEMORY_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One benchmark's memory per op, from the tracemalloc pass (measure/memory.py)."""
+
+    peak_bytes: int  # most traced memory above the level before the call, while the op ran
+    retained_bytes: int  # traced memory the op's result still holds when it returns
+    calls: int
+
+
+@dataclass(frozen=True)
+class Result:
+    """One benchmark of a result file: its serialbench metadata and its timings (seconds per op)."""
+
+    name: str
+    format: str
+    impl: str
+    input: str
+    tier: str
+    direction: str
+    input_bytes: int
+    payload_bytes: int
+    values: tuple[float, ...]
+    benchmark: pyperf.Benchmark = field(repr=False, compare=False)
+    memory: Memory | None = None
+
+    @property
+    def row(self) -> str:
+        return f"{self.format}/{self.impl}"
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.values) if self.values else None
+
+    @property
+    def throughput_mb_s(self) -> float | None:
+        median = self.median
+        return self.input_bytes / median / 1e6 if median else None
+
+    @property
+    def size_ratio(self) -> float | None:
+        return self.payload_bytes / self.input_bytes if self.input_bytes else None
+
+
+@dataclass
+class ResultFile:
+    path: str
+    results: list[Result]
+    metadata: dict  # metadata common to every benchmark (machine, python, pyperf)
+    commits: list[str]  # serialbench commits of the runs, in first-seen order (several after --append)
+    dirty: bool
+    memory_path: str | None = None
+    memory_commit: str | None = None
+
+    def get(self, name: str) -> Result | None:
+        for result in self.results:
+            if result.name == name:
+                return result
+        return None
+
+    def floor(self, result: Result) -> Result | None:
+        """baseline/tobytes of the same input and tier in this file: the memcpy floor."""
+        return self.get(f"{FLOOR[0]}/{FLOOR[1]}/{result.input}/{result.tier}")
+
+    def library_versions(self) -> dict[str, str]:
+        versions: dict[str, str] = {}
+        for result in self.results:
+            for key, value in result.benchmark.get_metadata().items():
+                if key.endswith("_version") and key not in ("perf_version", "python_version"):
+                    versions.setdefault(key[: -len("_version")], str(value))
+        return dict(sorted(versions.items()))
+
+
+def memory_path_for(results_path: str | os.PathLike) -> Path:
+    """The companion file of the memory pass: results/abc.json -> results/abc.memory.json."""
+    path = Path(results_path)
+    name = path.name
+    for suffix in (".json.gz", ".json"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return path.with_name(f"{name}.memory.json")
+
+
+def load(path: str | os.PathLike, with_memory: bool = True) -> ResultFile:
+    """Load and check one serialbench result file (and its memory companion, if any)."""
+    path = str(path)
+    suite = _load_pyperf(path)
+    suite_metadata = suite.get_metadata()
+    _check_format_version(path, suite_metadata)
+    results = [_result(path, bench) for bench in suite.get_benchmarks()]
+    commits: list[str] = []
+    dirty = False
+    for bench in suite.get_benchmarks():
+        for run in bench.get_runs():
+            run_metadata = run.get_metadata()
+            commit = run_metadata.get("serialbench_commit")
+            if commit and commit not in commits:
+                commits.append(str(commit))
+            dirty = dirty or bool(run_metadata.get("serialbench_dirty", 0))
+    loaded = ResultFile(path, results, suite_metadata, commits, dirty)
+    if with_memory:
+        _attach_memory(loaded)
+    return loaded
+
+
+def _load_pyperf(path: str) -> pyperf.BenchmarkSuite:
+    if not os.path.exists(path):
+        raise UsageError(f"{path}: no such file; give a result file written by 'python -m serialbench -o FILE'")
+    if os.path.isdir(path):
+        raise UsageError(f"{path} is a directory; give a result file (.json)")
+    try:
+        return pyperf.BenchmarkSuite.load(path)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: truncated or malformed JSON ({exc.msg} at line {exc.lineno} "
+                         f"column {exc.colno}); re-run the benchmarks to write it again") from None
+    except (UnicodeDecodeError, EOFError, OSError) as exc:
+        raise UsageError(f"{path}: cannot be read as pyperf JSON ({type(exc).__name__}: {_one_line(exc)}); "
+                         "give a result file written by 'python -m serialbench'") from None
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UsageError(f"{path}: not a pyperf result file ({type(exc).__name__}: {_one_line(exc)}); "
+                         "give a result file written by 'python -m serialbench'") from None
+
+
+def _check_format_version(path: str, suite_metadata: dict) -> None:
+    version = suite_metadata.get("serialbench_results_format")
+    if version is None:
+        return
+    if not isinstance(version, int):
+        raise UsageError(f"{path}: serialbench_results_format {version!r} is not an integer; "
+                         "the file was not written by serialbench")
+    if version > RESULTS_FORMAT:
+        raise UsageError(f"{path}: written by a newer serialbench (results format {version}, this one reads "
+                         f"up to {RESULTS_FORMAT}); update serialbench to read it")
+
+
+def _result(path: str, bench: pyperf.Benchmark) -> Result:
+    name = bench.get_name()
+    metadata = bench.get_metadata()
+    missing = [key for key in REQUIRED_METADATA if key not in metadata]
+    if "serialbench_format" not in metadata:
+        raise UsageError(f"{path}: benchmark {name!r} has no serialbench metadata; this pyperf file was not "
+                         "written by serialbench (give a file from 'python -m serialbench -o FILE')")
+    disagreeing = [key for key in missing if any(key in run.get_metadata() for run in bench.get_runs())]
+    if disagreeing:
+        raise UsageError(f"{path}: the runs of {name!r} disagree on {', '.join(disagreeing)}: runs appended from "
+                         "another serialbench version; keep them in separate files")
+    if missing:
+        raise UsageError(f"{path}: benchmark {name!r} lacks {', '.join(missing)}: written by an older "
+                         "serialbench; re-run it with this version")
+    words = [str(metadata[key]) for key in REQUIRED_METADATA[:4]]
+    if name != "/".join(words):
+        raise UsageError(f"{path}: benchmark {name!r} does not match its metadata {'/'.join(words)}; "
+                         "the file was edited or merged by hand")
+    if metadata["serialbench_direction"] not in ("encode", "decode"):
+        raise UsageError(f"{path}: benchmark {name!r} has direction {metadata['serialbench_direction']!r}; "
+                         "accepted: encode, decode")
+    if metadata.get("unit", "second") != "second":
+        raise UsageError(f"{path}: benchmark {name!r} measures {metadata['unit']!r}, not time; a memory pass "
+                         "of pyperf (--track-memory) is not a timing result")
+    for key in ("input_bytes", "payload_bytes"):
+        if not isinstance(metadata[key], int):
+            raise UsageError(f"{path}: benchmark {name!r} has {key} {metadata[key]!r}, not an integer")
+    values = tuple(bench.get_values())  # runs that only calibrated or warmed up add none
+    return Result(name, *words, metadata["serialbench_direction"], metadata["input_bytes"],
+                  metadata["payload_bytes"], values, bench)
+
+
+def _attach_memory(loaded: ResultFile) -> None:
+    companion = memory_path_for(loaded.path)
+    if not companion.exists():
+        return
+    data = load_memory(companion)
+    loaded.memory_path = str(companion)
+    loaded.memory_commit = data.get("serialbench_commit")
+    measured = data["benchmarks"]
+    for index, result in enumerate(loaded.results):
+        entry = measured.get(result.name)
+        if entry is not None:
+            memory = Memory(entry["peak_bytes"], entry["retained_bytes"], entry["calls"])
+            loaded.results[index] = replace(result, memory=memory)
+
+
+def load_memory(path: str | os.PathLike) -> dict:
+    """Load and check a memory companion file: {"serialbench_memory": 1, "benchmarks": {name: {...}}}."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: truncated or malformed JSON ({exc.msg} at line {exc.lineno}); "
+                         "delete it and run 'python -m serialbench memory' again") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot be read ({type(exc).__name__}: {_one_line(exc)})") from None
+    if not isinstance(data, dict) or "serialbench_memory" not in data:
+        raise UsageError(f"{path}: not a serialbench memory file; it is written by 'python -m serialbench memory'")
+    version = data["serialbench_memory"]
+    if not isinstance(version, int) or version > MEMORY_FORMAT:
+        raise UsageError(f"{path}: memory file format {version!r} is newer than this serialbench reads "
+                         f"({MEMORY_FORMAT}); update serialbench")
+    benchmarks = data.get("benchmarks")
+    if not isinstance(benchmarks, dict):
+        raise UsageError(f"{path}: has no 'benchmarks' object; it is written by 'python -m serialbench memory'")
+    for name, entry in benchmarks.items():
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(key), int)
+                                                  for key in ("peak_bytes", "retained_bytes", "calls")):
+            raise UsageError(f"{path}: entry {name!r} lacks integer peak_bytes, retained_bytes and calls")
+    return data
+
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:200] if text else type(exc).__name__

@@ -1,0 +1,47 @@
+"""Where result files go: `results/` in the current working directory, never inside the package.
+
+A run is named after the commit of the serialbench checkout it ran from (`results/<sha>[-dirty].json`),
+or, installed from a wheel with no checkout, after the date and time (`results/run-20261130-194501.json`).
+No name is ever reused: an existing file gets a sibling with -2, -3...
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+RESULTS = "results"
+
+
+def results_dir() -> Path:
+    return Path.cwd() / RESULTS
+
+
+def run_stem(commit: str, dirty: bool) -> str:
+    if commit and commit != "unknown":
+        return commit[:10] + ("-dirty" if dirty else "")
+    return "run-" + time.strftime("%Y%m%d-%H%M%S")
+
+
+def unique_paths(stem: str, suffixes: Sequence[str] = (".json",)) -> list[Path]:
+    """results/<stem><suffix> for every suffix, with -2, -3... until none of them exists."""
+    directory = results_dir()
+    directory.mkdir(exist_ok=True)
+    counter = 1
+    while True:
+        tail = "" if counter == 1 else f"-{counter}"
+        paths = [directory / f"{stem}{tail}{suffix}" for suffix in suffixes]
+        if not any(path.exists() for path in paths):
+            return paths
+        counter += 1
+
+
+def unique_results_path(commit: str, dirty: bool) -> Path:
+    return unique_paths(run_stem(commit, dirty))[0]
+
+
+def safe_stem(text: str, limit: int = 40) -> str:
+    """A side's description as part of a file name: 'tritonclient 2.45.0' -> 'tritonclient_2.45.0'."""
+    return re.sub(r"[^A-Za-z0-9.]+", "_", text).strip("_")[:limit]

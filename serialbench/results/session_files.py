@@ -1,0 +1,77 @@
+"""A session's timings as pyperf result files, and back: one file per side, a run per round.
+
+Value i of run r in one side's file was taken in the same cycle of the same round as value i of run
+r in the other's: that is what lets `report BASE.json HEAD.json` judge them paired, as compare did.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pyperf
+
+from serialbench.measure.schedule import Run, Session
+from serialbench.measure.sides import Side
+from serialbench.measure.timeloop import CLOCK_NAME
+from serialbench.results.files import RESULTS_FORMAT
+from serialbench.results.paths import safe_stem, unique_paths
+
+
+def session_benchmarks(session: Session, label: str, metadata: dict) -> list[pyperf.Benchmark]:
+    """One side's timings as pyperf benchmarks: a run per round, its values in cycle order."""
+    benches = []
+    for name in session.names:
+        runs = session.runs[label].get(name)
+        if runs:
+            benches.append(pyperf.Benchmark([
+                pyperf.Run(run.values, metadata={**run.metadata, **metadata, "name": name}, collect_metadata=False)
+                for run in runs]))
+    return benches
+
+
+def runs_of(bench: pyperf.Benchmark) -> list[Run]:
+    """A benchmark's runs as the session's rounds (runs without values: calibration, skipped)."""
+    runs = []
+    for index, run in enumerate(bench.get_runs()):
+        if run.values:
+            metadata = run.get_metadata()
+            runs.append(Run(int(metadata.get("serialbench_round", index)), list(run.values), metadata))
+    return runs
+
+
+def side_metadata(side: Side, session_id: str) -> dict:
+    from serialbench.measure.environment import metadata as state
+
+    data = {"serialbench_side": side.description, "serialbench_session": session_id,
+            "serialbench_commit": side.commit or "unknown", "serialbench_dirty": int(side.dirty),
+            "serialbench_results_format": RESULTS_FORMAT, "serialbench_clock": CLOCK_NAME,
+            **state(), "serialbench_python": side.python}
+    if side.specs:
+        data["serialbench_side_specs"] = " ".join(side.specs)
+        data["serialbench_side_installed"] = ", ".join(side.installed) or "nothing"
+    return data
+
+
+def result_paths(sides: Sequence[Side], command: str = "compare") -> list[Path]:
+    """results/compare-<base>-<head>-{base,head}.json, with -2, -3... so nothing is overwritten."""
+    stem = command + "-" + "-".join(safe_stem(side.description) for side in sides)
+    return unique_paths(stem, [f"-{side.label.lower()}.json" for side in sides])
+
+
+def write_session_files(session: Session, sides: Sequence[Side], say: Callable[[str], None],
+                        command: str = "compare") -> list[Path]:
+    """One pyperf file per side, in results/: what each side ran, its values round by round."""
+    session_id = uuid.uuid4().hex[:12]
+    written = []
+    for side, path in zip(sides, result_paths(sides, command)):
+        metadata = side_metadata(side, session_id)
+        imported = session.hello.get(side.label, {}).get("versions", {})
+        metadata.update({f"{name.replace('-', '_')}_version": version for name, version in imported.items()})
+        benches = session_benchmarks(session, side.label, metadata)
+        if benches:
+            pyperf.BenchmarkSuite(benches).dump(str(path))
+            say(f"{side.label} results: {path}")
+            written.append(path)
+    return written

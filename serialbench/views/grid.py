@@ -1,0 +1,80 @@
+"""report's grids: rows of FORMAT/IMPL, a column per tier, each cell a few lines; as text or Markdown
+through core/tables.py, the one renderer of each."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+
+from serialbench.catalog.registry import FLOOR
+from serialbench.core.tables import markdown_table, text_table
+from serialbench.results.files import Result
+
+
+@dataclass
+class Cell:
+    lines: list[str]
+    marked: bool = False  # fastest of its format (one file) or a flagged change (two files)
+
+
+@dataclass
+class Table:
+    title: str
+    legend: str
+    columns: list[str]
+    rows: list[tuple[str, list[Cell | None]]] = field(default_factory=list)
+    group_starts: set[int] = field(default_factory=set)  # row indexes where a new format begins
+
+
+def groups(selected: list[Result]):
+    """(input kind, direction, results) in the order the file has them, encode before decode."""
+    kinds = list(dict.fromkeys(r.input for r in selected))
+    for kind in kinds:
+        for direction in ("encode", "decode"):
+            group = [r for r in selected if r.input == kind and r.direction == direction]
+            if group:
+                yield kind, direction, group
+
+
+def rows(group: list[Result], table: Table):
+    """(FORMAT/IMPL, {tier: result}) with the formats in file order, baseline first."""
+    rows: dict[str, dict[str, Result]] = {}
+    for result in sorted(group, key=lambda r: r.format != FLOOR[0]):  # stable: file order otherwise
+        rows.setdefault(result.row, {})[result.tier] = result
+    previous_format = None
+    for index, (row, by_tier) in enumerate(rows.items()):
+        row_format = row.split("/")[0]
+        if previous_format is not None and row_format != previous_format:
+            table.group_starts.add(index)
+        previous_format = row_format
+        yield row, by_tier
+
+
+def _cell_lines(cell: Cell | None) -> list[str]:
+    if cell is None:
+        return ["-"]
+    return [f"* {cell.lines[0]}" if cell.marked else cell.lines[0], *cell.lines[1:]]
+
+
+def render_text(table: Table, legend: bool = True) -> str:
+    rows: list = [["FORMAT/IMPL", *table.columns]]
+    for index, (row, cells) in enumerate(table.rows):
+        if index in table.group_starts:
+            rows.append(None)
+        rows.append([row, *(_cell_lines(cell) for cell in cells)])
+    lines = text_table(rows, rule=True)
+    head = [table.title] + ([textwrap.fill(table.legend, max(len(lines[0]), 100))] if legend else [])
+    return "\n".join(head + lines) + "\n"
+
+
+def render_markdown(table: Table) -> str:
+    rows = [["FORMAT/IMPL", *table.columns]]
+    for row, cells in table.rows:
+        texts = []
+        for cell in cells:
+            parts = [part.replace("  ", " · ") for part in (cell.lines if cell else ["-"])]
+            if cell is not None and cell.marked:
+                parts[0] = f"**{parts[0]}**"
+            texts.append(parts)
+        rows.append([row, *texts])
+    return "\n".join([f"### {table.title}", "", table.legend, "", *markdown_table(rows)]) + "\n"

@@ -1,0 +1,175 @@
+"""The report's plot: time per op against tier, log-log, one panel per input kind.
+
+A full run has some fifty implementations: drawn on one panel they are a tangle. So the figure is
+a grid of small multiples: one column per input kind, and one row per format with a line per
+implementation (decoders dashed), its legend to the right of the row. With two formats or more, a
+first row draws the fastest encoder of each format at each tier: the answer at a glance. Every
+panel draws baseline/tobytes as the thick black memcpy floor (and baseline/noop, the harness
+overhead, in grey), and the panels of a column share their y axis so rows compare by eye. With a
+BASE file (two-file report), BASE's lines are drawn faintly behind.
+Imported only when `report --plot` is used: matplotlib is slow to import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from serialbench.catalog.inputs import tier_order, tier_size
+from serialbench.catalog.registry import FLOOR
+from serialbench.core.formatting import format_tick
+from serialbench.results.files import Result, ResultFile
+
+MARKERS = "osD^vP*Xh<>pd"
+NOOP = (FLOOR[0], "noop")
+PANEL_W, PANEL_H, LEGEND_W = 3.4, 2.5, 2.9  # inches
+
+
+def plot_results(results: ResultFile, selected: Sequence[Result], path: str, base: ResultFile | None = None) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    timed = [r for r in selected if r.median is not None]
+    kinds = list(dict.fromkeys(r.input for r in timed))
+    if not kinds:
+        raise ValueError("no timed benchmark to plot")
+    formats = list(dict.fromkeys(r.format for r in timed if r.format != FLOOR[0]))
+    rows = (["fastest of each format"] if len(formats) > 1 else []) + formats
+    rows = rows or [FLOOR[0]]
+    # A row with a long legend (tfserving-grpc has a dozen implementations) gets the height it needs.
+    # A few rows (a filtered report) get larger panels.
+    scale = 1.25 if len(rows) <= 2 else 1.0
+    heights = [max(PANEL_H * scale, 0.17 * (_legend_entries(timed, row) + 2)) for row in rows]
+    figure, axes = plt.subplots(len(rows), len(kinds), squeeze=False, sharey="col", dpi=120,
+                                figsize=(PANEL_W * scale * len(kinds) + LEGEND_W, sum(heights) + 0.9),
+                                gridspec_kw={"height_ratios": heights})
+    palette = matplotlib.colormaps["tab10"]
+    format_colour = {fmt: palette(index % 10) for index, fmt in enumerate(formats)}
+
+    for row_index, row in enumerate(rows):
+        for column, kind in enumerate(kinds):
+            ax = axes[row_index][column]
+            _draw_floor(ax, timed, kind)
+            if row == "fastest of each format":
+                for fmt in formats:
+                    points = _fastest_encoder(timed, kind, fmt)
+                    if points:
+                        ax.plot(*zip(*points), color=format_colour[fmt], marker="o", markersize=4, linewidth=1.6,
+                                label=fmt)
+            elif row != FLOOR[0]:
+                _draw_format(ax, timed, base, kind, row)
+            _axes_style(ax, timed, kind, first_row=row_index == 0, last_row=row_index == len(rows) - 1,
+                        first_column=column == 0, row_title=row)
+        handles, labels = _row_legend(axes[row_index], with_floor=row_index == 0)
+        axes[row_index][-1].legend(handles, labels, loc="center left", bbox_to_anchor=(1.03, 0.5), fontsize=8,
+                                   frameon=False, title=row if row != "fastest of each format" else "FORMAT",
+                                   title_fontsize=8.5, alignment="left")
+    _label_narrow_ranges(axes)
+    title = "serialbench: median time to prepare one request\n"
+    if results.commits:
+        title += f"commit {results.commits[0][:10]}{' (dirty)' if results.dirty else ''}, "
+    title += "lower is better" + ("; faint dotted: BASE" if base is not None else "")
+    figure.suptitle(title, fontsize=11)
+    figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / figure.get_figheight()))
+    figure.savefig(path, bbox_inches="tight")
+    plt.close(figure)
+
+
+def _draw_floor(ax, timed: Sequence[Result], kind: str) -> None:
+    floor = _points(timed, kind, FLOOR)
+    if floor:
+        ax.plot(*zip(*floor), color="black", linewidth=2.6, marker="s", markersize=3, zorder=5,
+                label="memcpy floor (baseline/tobytes)")
+    noop = _points(timed, kind, NOOP)
+    if noop:
+        ax.plot(*zip(*noop), color="grey", linewidth=1.2, linestyle=":", zorder=4,
+                label="harness overhead (baseline/noop)")
+
+
+def _draw_format(ax, timed: Sequence[Result], base: ResultFile | None, kind: str, fmt: str) -> None:
+    import matplotlib
+
+    impls = list(dict.fromkeys(r.impl for r in timed if r.format == fmt))
+    palette = matplotlib.colormaps["tab10" if len(impls) <= 10 else "tab20"]
+    for index, impl in enumerate(impls):
+        decode = any(r.direction == "decode" for r in timed if r.format == fmt and r.impl == impl)
+        style = {"color": palette(index % palette.N), "marker": MARKERS[index % len(MARKERS)], "markersize": 3.5,
+                 "linewidth": 1.3, "linestyle": "--" if decode else "-"}
+        points = _points(timed, kind, (fmt, impl))
+        if points:
+            ax.plot(*zip(*points), label=impl + (" (decode)" if decode else ""), **style)
+        if base is not None:
+            old = _points(base.results, kind, (fmt, impl))
+            if old:
+                ax.plot(*zip(*old), **{**style, "alpha": 0.35, "linewidth": 1, "linestyle": ":", "marker": None})
+    if not any(r.format == fmt and r.input == kind for r in timed):
+        ax.text(0.5, 0.5, "not run for this input", transform=ax.transAxes, ha="center", va="center",
+                fontsize=8, color="grey")
+
+
+def _axes_style(ax, timed, kind: str, first_row: bool, last_row: bool, first_column: bool, row_title: str) -> None:
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    tiers = tier_order(r.tier for r in timed if r.input == kind)
+    ax.set_xticks([tier_size(t) for t in tiers], tiers)
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    if len(tiers) > 1:
+        span = tier_size(tiers[-1]) / tier_size(tiers[0])
+        ax.set_xlim(tier_size(tiers[0]) / span**0.08, tier_size(tiers[-1]) * span**0.08)
+    ax.yaxis.set_major_locator(LogLocator(base=10, numticks=12))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _pos: format_tick(value)))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.tick_params(labelsize=8)
+    ax.grid(True, which="major", alpha=0.35)
+    if first_row:
+        ax.set_title(f"input: {kind}", fontsize=10)
+    if last_row:
+        ax.set_xlabel("tier (elements per tensor;\nbytes for byte strings)", fontsize=8)
+    if first_column:
+        ax.set_ylabel(f"{row_title}\ntime per op", fontsize=8.5)
+
+
+def _label_narrow_ranges(axes) -> None:
+    """Label 1-2-5 within each decade when a column spans less than three decades of time."""
+    import math
+
+    from matplotlib.ticker import LogLocator
+
+    for column in range(axes.shape[1]):
+        low, high = axes[0][column].get_ylim()
+        if low > 0 and math.log10(high / low) < 3:
+            for ax in axes[:, column]:
+                ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=12))
+
+
+def _legend_entries(timed: Sequence[Result], row: str) -> int:
+    if row == "fastest of each format":
+        return len({r.format for r in timed}) + 1  # the formats, the floor and the harness overhead
+    return len({r.impl for r in timed if r.format == row})
+
+
+def _row_legend(row_axes, with_floor: bool):
+    """Every line drawn in the row once, in drawing order; the floor's lines in the first row only."""
+    labelled: dict[str, object] = {}
+    for ax in row_axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if with_floor or not label.startswith(("memcpy floor", "harness overhead")):
+                labelled.setdefault(label, handle)
+    labels = sorted(labelled, key=lambda label: (not label.startswith("memcpy"), not label.startswith("harness")))
+    return [labelled[label] for label in labels], labels
+
+
+def _points(results: Sequence[Result], kind: str, label: tuple[str, str]) -> list[tuple[int, float]]:
+    return sorted((tier_size(r.tier), r.median) for r in results
+                  if r.input == kind and (r.format, r.impl) == label and r.median is not None)
+
+
+def _fastest_encoder(timed: Sequence[Result], kind: str, fmt: str) -> list[tuple[int, float]]:
+    best: dict[str, float] = {}
+    for r in timed:
+        if r.input == kind and r.format == fmt and r.direction == "encode":
+            best[r.tier] = min(best.get(r.tier, r.median), r.median)
+    return sorted((tier_size(tier), median) for tier, median in best.items())

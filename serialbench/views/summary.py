@@ -1,0 +1,34 @@
+"""The answer at the end of a run: `report`'s timing tables, brief, for the benchmarks that just ran.
+
+Each cell keeps the median time per op and its multiple of the memcpy floor (the run always times
+the floor, registry.select(floor=True)), the fastest of each format marked; throughput and size
+stay in `report`. The tables are `report`'s own, so the numbers are the same.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Collection
+
+from serialbench.results.files import ResultFile
+from serialbench.views.grid import render_text
+from serialbench.views.timing import timing_tables
+
+TERMINAL_WIDTH = 80
+
+
+def summary(results: ResultFile, names: Collection[str], width: int = TERMINAL_WIDTH) -> str:
+    """The tables of `names` in `results`, each cell on one line if every table fits in `width`
+    columns, else the multiple under the time (narrower); '' when none of them is in the file."""
+    selected = [result for result in results.results if result.name in names]
+    if not selected:
+        return ""
+    for stacked in (False, True):
+        text = "\n".join(render_text(table, legend=False)
+                         for table in timing_tables(results, selected, brief=True, stacked=stacked))
+        if max(len(line) for line in text.splitlines()) <= width:
+            break
+    legend = ("Median time per op" + (", under it" if stacked else " and") + " its multiple of "
+              "baseline/tobytes (the memcpy floor of the same input and tier); * the fastest of its format. "
+              f"Throughput and payload size: python -m serialbench report {results.path}")
+    return "\n".join(textwrap.wrap(legend, width, break_on_hyphens=False, break_long_words=False)) + "\n\n" + text

@@ -1,0 +1,134 @@
+"""What users read, as exact text: the run's summary, `report` (one file and two, text and Markdown),
+`verify`'s table and compare's table, from hand-built result data, against tests/golden/.
+
+When a change of output is intended, regenerate the expected files and review their diff:
+
+    SERIALBENCH_GOLDEN=update python -m pytest tests/test_golden.py
+    git diff tests/golden/
+"""
+
+import os
+from pathlib import Path
+
+import pyperf
+import pytest
+
+from serialbench.catalog.case import Case
+from serialbench.catalog.fidelity import LOSSLESS, LOSSY, REJECTED, Verdict
+from serialbench.catalog.roundtrip import Check, Row
+from serialbench.commands import report, verify
+from serialbench.core import stats
+from serialbench.results.files import load
+from serialbench.verdicts.paired import Row as VerdictRow
+from serialbench.views import verdict_table
+from serialbench.views.summary import summary
+
+GOLDEN = Path(__file__).with_name("golden")
+UPDATE = os.environ.get("SERIALBENCH_GOLDEN") == "update"
+
+
+def check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if UPDATE:
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(text)
+    assert path.exists(), f"{path} is missing: SERIALBENCH_GOLDEN=update python -m pytest {__file__}"
+    assert text == path.read_text(), f"{name} differs from {path}; if the change is intended, regenerate it"
+
+
+def benchmark(name, runs, direction="encode", input_bytes=4000, payload_bytes=4100):
+    fmt, impl, kind, tier = name.split("/")
+    metadata = {"name": name, "serialbench_format": fmt, "serialbench_impl": impl, "serialbench_input": kind,
+                "serialbench_tier": tier, "serialbench_direction": direction, "input_bytes": input_bytes,
+                "payload_bytes": payload_bytes, "loops": 100, "serialbench_commit": "0123456789abcdef",
+                "date": "2026-11-30 12:00:00", "msgpack_version": "1.1.2"}
+    return pyperf.Benchmark([pyperf.Run(values, metadata=metadata, collect_metadata=False) for values in runs])
+
+
+def scaled(values, factor):
+    return [[value * factor for value in run] for run in values]
+
+
+FLOOR_1K = [[100e-9, 101e-9, 99e-9], [100e-9, 102e-9, 100e-9]]
+FLOOR_1M = [[100e-6, 101e-6, 99e-6], [102e-6, 100e-6, 101e-6]]
+BASE_RUN = [
+    benchmark("baseline/tobytes/float32/1K", FLOOR_1K),
+    benchmark("baseline/tobytes/float32/1M", FLOOR_1M, input_bytes=4_000_000, payload_bytes=4_000_000),
+    benchmark("msgpack/packb/float32/1K", scaled(FLOOR_1K, 20)),
+    benchmark("msgpack/packb/float32/1M", scaled(FLOOR_1M, 5), input_bytes=4_000_000, payload_bytes=4_000_050),
+    benchmark("msgpack/packb-buffer/float32/1K", scaled(FLOOR_1K, 15)),
+    benchmark("msgpack/packb-buffer/float32/1M", scaled(FLOOR_1M, 3), input_bytes=4_000_000,
+              payload_bytes=4_000_050),
+    benchmark("msgpack/decode-unpackb/float32/1K", scaled(FLOOR_1K, 8), direction="decode"),
+    benchmark("msgpack/decode-unpackb/float32/1M", scaled(FLOOR_1M, 1.5), direction="decode",
+              input_bytes=4_000_000, payload_bytes=4_000_050),
+]
+def repeated(bench, factor=1.0, times=3):
+    """The same benchmark with its runs repeated (six runs a side let the unpaired test tell)."""
+    meta = bench.get_metadata()
+    return benchmark(bench.get_name(), scaled([run.values for run in bench.get_runs()] * times, factor),
+                     meta["serialbench_direction"], meta["input_bytes"], meta["payload_bytes"])
+
+
+BASE_RUN_6 = [repeated(b) for b in BASE_RUN]
+NEW_RUN = [repeated(b, 1.3 if b.get_name().split("/")[1] == "packb" else 1.0) for b in BASE_RUN]  # packb +30%
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name, benches in (("base.json", BASE_RUN_6), ("new.json", NEW_RUN), ("run.json", BASE_RUN)):
+        pyperf.BenchmarkSuite(benches).dump(name)
+    return tmp_path
+
+
+def test_the_runs_summary(files):
+    check_golden("summary.txt", summary(load("run.json"), {b.get_name() for b in BASE_RUN}))
+
+
+def test_report_of_one_file(files, capsys):
+    assert report.run(["run.json", "--markdown", "run.md"]) == 0
+    check_golden("report.txt", capsys.readouterr().out)
+    check_golden("report.md", Path("run.md").read_text())
+
+
+def test_report_of_two_files(files, capsys):
+    assert report.run(["base.json", "new.json", "--markdown", "changes.md"]) == 0
+    check_golden("report-two-files.txt", capsys.readouterr().out)
+    check_golden("report-two-files.md", Path("changes.md").read_text())
+
+
+def fake_case(fmt, impl, source=None):
+    return Case(fmt, impl, ("float32", "png"), setup=lambda *args: None, source=source)
+
+
+def test_verify_table():
+    packb, json_case = fake_case("msgpack", "packb"), fake_case("tfserving-rest", "json")
+    checks = [
+        Check(Row(packb, "float32", "1K"), Verdict(LOSSLESS)),
+        Check(Row(packb, "png", "1K"), Verdict(LOSSLESS)),
+        Check(Row(packb, "nan-inf", None), Verdict(LOSSLESS)),
+        Check(Row(json_case, "float32", "1K"), Verdict(LOSSLESS)),
+        Check(Row(json_case, "nan-inf", None), Verdict(LOSSY, "NaN and ±Inf -> null (3 of 8 values)")),
+        Check(Row(json_case, "big-endian", None), Verdict(REJECTED, "TypeError: not supported")),
+    ]
+    check_golden("verify.txt", verify.format_table(checks) + "\n")
+
+
+def verdict(change, low, high, word, rounds=16, detectable=0.021, p_value=0.5):
+    return stats.Verdict(change, low, high, detectable, word, rounds, p_value)
+
+
+COMPARE_ROWS = [
+    VerdictRow("msgpack/packb/float32/1K", 2.0e-6, 2.6e-6, verdict(0.30, 0.27, 0.33, stats.SLOWER, p_value=1e-4)),
+    VerdictRow("msgpack/packb/float32/1M", 500e-6, 650e-6, verdict(0.30, 0.25, 0.35, stats.SLOWER, p_value=1e-4)),
+    VerdictRow("msgpack/packb-buffer/float32/1K", 1.5e-6, 1.5e-6, verdict(0.001, -0.008, 0.01, stats.NO_CHANGE)),
+    VerdictRow("msgpack/packb-buffer/float32/1M", 300e-6, 297e-6,
+               verdict(-0.01, -0.04, 0.02, stats.TOO_NOISY, rounds=64, detectable=0.05)),
+]
+
+
+def test_compare_table_text_and_markdown():
+    labels = ("BASE msgpack 1.0.8", "HEAD msgpack 1.1.2")
+    check_golden("compare.txt", verdict_table.format_table(COMPARE_ROWS, *labels, 0.02) + "\n")
+    check_golden("compare.md", verdict_table.markdown_table(COMPARE_ROWS, *labels, 0.02))

@@ -1,0 +1,115 @@
+"""The package's layers, read from the import statements (README, "Architecture").
+
+serialbench/ is in layers whose imports go one way: core -> catalog -> measure -> results ->
+verdicts -> views -> commands. A module imports from its own layer or the layers before it, never
+from a later one (so nothing outside commands/ imports a command); no import circle; the built-in
+case modules see only the public API (serialbench.case, serialbench.inputs). Imports inside
+functions count too: a lazy import is still a dependency.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import PROJECT_ROOT
+
+PACKAGE = PROJECT_ROOT / "serialbench"
+LAYERS = ("core", "catalog", "measure", "results", "verdicts", "views", "commands")
+# Modules at the top of the package: the public API of case modules sits with the catalog; the
+# entry point with the commands.
+TOP = {"serialbench": "core", "serialbench.case": "catalog", "serialbench.inputs": "catalog",
+       "serialbench.__main__": "commands"}
+PUBLIC_API = {"serialbench.case", "serialbench.inputs"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PROJECT_ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def layer(module: str) -> int:
+    if module in TOP:
+        return LAYERS.index(TOP[module])
+    return LAYERS.index(module.split(".")[1])
+
+
+def imports(path: Path) -> list[tuple[str, bool]]:
+    """The serialbench modules a file imports, each with whether the import sits in an
+    `except ImportError` handler (a fallback for another revision's layout)."""
+    tree = ast.parse(path.read_text())
+    found = []
+
+    def visit(node, in_fallback):
+        for child in ast.iter_child_nodes(node):
+            fallback = in_fallback or isinstance(child, ast.ExceptHandler)
+            if isinstance(child, ast.Import):
+                found.extend((alias.name, fallback) for alias in child.names)
+            elif isinstance(child, ast.ImportFrom) and child.module and child.level == 0:
+                found.append((child.module, fallback))
+                # `from serialbench.core import stats` imports the module serialbench.core.stats
+                found.extend((f"{child.module}.{alias.name}", fallback) for alias in child.names
+                             if f"{child.module}.{alias.name}" in MODULES or child.module == "serialbench")
+            visit(child, fallback)
+
+    visit(tree, False)
+    return [(name, fallback) for name, fallback in found if name.split(".")[0] == "serialbench"]
+
+
+def graph() -> dict[str, set[str]]:
+    edges = {}
+    for name, path in MODULES.items():
+        edges[name] = {imported for imported, _ in imports(path) if imported in MODULES and imported != name}
+    return edges
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_a_module_imports_only_its_own_layer_and_the_layers_before_it(name):
+    for imported, fallback in imports(MODULES[name]):
+        if imported not in MODULES:
+            assert fallback, f"{name} imports {imported}, which does not exist, outside an `except ImportError`"
+            continue
+        assert layer(imported) <= layer(name), (
+            f"{name} ({LAYERS[layer(name)]}) imports {imported} ({LAYERS[layer(imported)]}), a later layer")
+
+
+def test_there_is_no_import_circle():
+    edges = graph()
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def walk(node, path):
+        state[node] = 1
+        for target in sorted(edges[node]):
+            if state.get(target) == 1:
+                cycle = path[path.index(target):] + [target]
+                pytest.fail("import circle: " + " -> ".join(cycle))
+            if target not in state:
+                walk(target, [*path, target])
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            walk(node, [node])
+
+
+def test_only_commands_import_commands():
+    for name, path in MODULES.items():
+        if layer(name) < LAYERS.index("commands"):
+            assert not [i for i, _ in imports(path) if i.startswith("serialbench.commands")], name
+
+
+@pytest.mark.parametrize("path", sorted((PROJECT_ROOT / "cases").glob("*.py")), ids=lambda p: p.name)
+def test_built_in_cases_see_only_the_public_api(path):
+    used = {name for name, _ in imports(path) if name in MODULES and name != "serialbench"}
+    assert used <= PUBLIC_API, f"{path.name} imports {sorted(used - PUBLIC_API)}"
+
+
+def test_the_rule_catches_an_upward_import(tmp_path):
+    """The checker itself: an import from a later layer is seen (here, a core module using a view)."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    from serialbench.views import grid\n")
+    (imported, fallback), = [item for item in imports(probe) if item[0] == "serialbench.views.grid"]
+    assert layer(imported) > layer("serialbench.core.stats") and not fallback
