@@ -23,6 +23,7 @@ COMMANDS = {
     "profile": ("profile", "run one benchmark under a profiler"),
     "compare": ("compare", "interleaved timing of two sides: revisions, library versions, interpreters"),
     "calibrate": ("calibrate", "A/A and injected-slowdown self-check of compare"),
+    "check-harness": ("check_harness", "time a panel three ways (run, compare, a plain loop) and flag disagreement"),
     "budget": ("budget", "wall time of the --fast suite, one format and compare on this machine"),
 }
 
