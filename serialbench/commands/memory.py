@@ -1,9 +1,11 @@
 """`python -m serialbench memory RESULTS.json`: memory per op, a pass separate from the timings.
 
 pyperf's memory modes replace timings, so memory is measured here (measure/memory.py), for the
-benchmarks of a result file, and written beside it as RESULTS.memory.json, which `report` reads.
-Each FORMAT/IMPL runs in a fresh interpreter (`python -m serialbench memory --worker ...`) so that
-one case's imports and caches do not count against another's.
+benchmarks of a result file, and written beside it as RESULTS.memory.json, which `report` reads:
+B/op and allocs/op (memray, native allocations included), peak and retained (tracemalloc). Each
+FORMAT/IMPL runs in a fresh interpreter (`python -m serialbench memory --worker ...`) so that one
+case's imports and caches do not count against another's. When done, it prints the figures as
+`go test -benchmem` does, one line per benchmark beside its median time.
 """
 
 from __future__ import annotations
@@ -18,16 +20,18 @@ from serialbench.catalog.discovery import source_root
 from serialbench.commands.options import parser
 from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
+from serialbench.measure import allocations
 from serialbench.measure.memory import DEFAULT_CALLS, worker
 from serialbench.results.files import MEMORY_FORMAT, load, memory_path_for
 from serialbench.results.selection import select_results
+from serialbench.views.benchmem import benchmem
 
 WORKER_TIMEOUT_S = 900
 
 
 def run(argv: list[str]) -> int:
-    cli = parser("memory", "Measure memory per op (tracemalloc) for the benchmarks of a result file; "
-                           "write RESULTS.memory.json beside it for 'report'.")
+    cli = parser("memory", "Measure allocations (B/op, allocs/op) and memory per op for the benchmarks of a "
+                           "result file; write RESULTS.memory.json beside it for 'report'.")
     cli.add_argument("results", nargs="?", metavar="RESULTS.json", help="result file whose benchmarks to measure")
     cli.add_argument("-b", "--benchmark", dest="patterns", action="append", default=[], metavar="GLOB",
                      help="only benchmarks whose FORMAT/IMPL/INPUT/TIER name matches (repeatable)")
@@ -55,11 +59,16 @@ def run(argv: list[str]) -> int:
     groups: dict[str, list[str]] = {}
     for result in selected:
         groups.setdefault(result.row, []).append(result.name)
-    measured, failed = {}, []
+    missing_counter = allocations.available()
+    if missing_counter:
+        print(f"B/op and allocs/op not counted: {missing_counter}", file=sys.stderr, flush=True)
+    measured, failed, overheads = {}, [], {}
     for index, (row, names) in enumerate(groups.items(), start=1):
         print(f"[{index}/{len(groups)}] {row}: {len(names)} benchmarks", flush=True)
         for entry in _run_worker(names, args.case_dirs, args.calls):
-            if "error" in entry:
+            if "overhead" in entry:
+                overheads[row] = entry["overhead"]
+            elif "error" in entry:
                 failed.append(entry["name"])
                 print(f"  {entry['name']}: not measured ({entry['error']})", file=sys.stderr, flush=True)
             else:
@@ -68,7 +77,11 @@ def run(argv: list[str]) -> int:
         failed.extend(missing)
         for name in missing:
             print(f"  {name}: not measured (the case is not available here)", file=sys.stderr, flush=True)
-    _write(out_path, results, measured, args.calls, args.force)
+    _write(out_path, results, measured, overheads, args.calls, args.force)
+    table = benchmem([result for result in load(args.results).results if result.name in measured])
+    if table:
+        print()
+        print(table, end="")
     print(f"memory: {out_path} ({len(measured)} benchmarks)")
     if failed:
         print(f"{len(failed)} of {len(selected)} benchmarks not measured: {', '.join(failed)}", file=sys.stderr)
@@ -88,17 +101,19 @@ def _run_worker(names: list[str], case_dirs: list[str], calls: int) -> list[dict
     entries = []
     for line in done.stdout.splitlines():
         try:
-            entries.append(json.loads(line))
+            entry = json.loads(line)
         except json.JSONDecodeError:
             continue  # a case that prints: not ours to parse
+        if isinstance(entry, dict) and ("name" in entry or "overhead" in entry):
+            entries.append(entry)
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        seen = {entry["name"] for entry in entries}
+        seen = {entry.get("name") for entry in entries}
         entries.extend({"name": name, "error": reason} for name in names if name not in seen)
     return entries
 
 
-def _write(out_path, results, measured: dict, calls: int, force: bool) -> None:
+def _write(out_path, results, measured: dict, overheads: dict, calls: int, force: bool) -> None:
     root = source_root()
     commit, dirty = commit_and_dirty(root) if root else ("unknown", False)
     data = {
@@ -108,8 +123,12 @@ def _write(out_path, results, measured: dict, calls: int, force: bool) -> None:
         "serialbench_dirty": int(dirty),
         "python_version": sys.version.split()[0],
         "calls": calls,
-        "method": "tracemalloc, gc off; peak = max over calls of peak above the level before the call; "
-                  "retained = median over calls of memory held when the call returns, result alive",
+        "method": "bytes_per_op, allocs_per_op: memray (Python and native allocators), regions of K and 2K "
+                  "calls (alloc_calls = K), the profiler's frame objects and the harness's overhead (baseline/noop, "
+                  "per FORMAT/IMPL worker) taken off; peak, retained: tracemalloc, gc off; peak = max over calls "
+                  "of peak above the level before the call; retained = median over calls of memory held when the "
+                  "call returns, result alive",
+        "overhead": overheads,
         "benchmarks": measured,
     }
     with open(out_path, "w" if force else "x", encoding="utf-8") as out:

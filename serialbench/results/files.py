@@ -35,17 +35,21 @@ REQUIRED_METADATA = (
     "input_bytes",
     "payload_bytes",
 )
-MEMORY_FORMAT = 1
+MEMORY_FORMAT = 2  # 2 added bytes_per_op and allocs_per_op (memray); format 1 files still load
 
 
 @dataclass(frozen=True)
 class Memory:
-    """One benchmark's memory per op, from the tracemalloc pass (measure/memory.py)."""
+    """One benchmark's memory per op, from the memory pass (measure/memory.py)."""
 
     peak_bytes: int  # most traced memory above the level before the call, while the op ran
     retained_bytes: int  # traced memory the op's result still holds when it returns
     calls: int
 
+    # Go's B/op and allocs/op: every allocation call during one op, native ones included, the harness's
+    # own (baseline/noop) taken off (measure/allocations.py); None in a format 1 file or without memray.
+    bytes_per_op: float | None = None
+    allocs_per_op: float | None = None
 
 @dataclass(frozen=True)
 class Result:
@@ -216,12 +220,13 @@ def _attach_memory(loaded: ResultFile) -> None:
     for index, result in enumerate(loaded.results):
         entry = measured.get(result.name)
         if entry is not None:
-            memory = Memory(entry["peak_bytes"], entry["retained_bytes"], entry["calls"])
+            memory = Memory(entry["peak_bytes"], entry["retained_bytes"], entry["calls"],
+                            entry.get("bytes_per_op"), entry.get("allocs_per_op"))
             loaded.results[index] = replace(result, memory=memory)
 
 
 def load_memory(path: str | os.PathLike) -> dict:
-    """Load and check a memory companion file: {"serialbench_memory": 1, "benchmarks": {name: {...}}}."""
+    """Load and check a memory companion file: {"serialbench_memory": 2, "benchmarks": {name: {...}}}."""
     try:
         with open(path, encoding="utf-8") as file:
             data = json.load(file)
@@ -244,6 +249,8 @@ def load_memory(path: str | os.PathLike) -> dict:
                                                   for key in ("peak_bytes", "retained_bytes", "calls")):
             raise UsageError(f"{path}: entry {name!r} lacks integer peak_bytes, retained_bytes and calls")
     return data
+        if any(not isinstance(entry.get(key, 0), int | float) for key in ("bytes_per_op", "allocs_per_op")):
+            raise UsageError(f"{path}: entry {name!r} has a bytes_per_op or allocs_per_op that is not a number")
 
 
 

@@ -2,7 +2,9 @@
 
 Each cell keeps the median time per op and its multiple of the memcpy floor (the run always times
 the floor, registry.select(floor=True)), the fastest of each format marked; throughput and size
-stay in `report`. The tables are `report`'s own, so the numbers are the same.
+stay in `report`. The tables are `report`'s own, so the numbers are the same. When the file has a
+memory companion (`python -m serialbench memory`), B/op and allocs/op follow as `go test -benchmem`
+prints them (views/benchmem.py).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import textwrap
 from collections.abc import Collection
 
 from serialbench.results.files import ResultFile
+from serialbench.views.benchmem import benchmem
 from serialbench.views.grid import render_text
 from serialbench.views.timing import timing_tables
 
@@ -31,4 +34,6 @@ def summary(results: ResultFile, names: Collection[str], width: int = TERMINAL_W
     legend = ("Median time per op" + (", under it" if stacked else " and") + " its multiple of "
               "baseline/tobytes (the memcpy floor of the same input and tier); * the fastest of its format. "
               f"Throughput and payload size: python -m serialbench report {results.path}")
-    return "\n".join(textwrap.wrap(legend, width, break_on_hyphens=False, break_long_words=False)) + "\n\n" + text
+    memory = benchmem(selected)  # with a memory companion file: B/op and allocs/op, as go test -benchmem
+    return ("\n".join(textwrap.wrap(legend, width, break_on_hyphens=False, break_long_words=False)) + "\n\n" + text
+            + ("\n" + memory if memory else ""))

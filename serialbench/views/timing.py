@@ -84,10 +84,12 @@ def memory_tables(selected: list[Result]) -> list[Table]:
     for kind, direction, group in groups([r for r in selected if r.memory is not None]):
         columns = tier_order(r.tier for r in group)
         table = Table(
-            f"{kind}, {direction}: memory per op (tracemalloc)",
-            "Each cell: peak traced memory while one op runs, above the level before it, and its multiple "
-            "of the raw input bytes; bytes the op's result still holds when it returns (retained). "
-            "Memory a library allocates outside Python's allocators and numpy is not traced.",
+            f"{kind}, {direction}: allocations and memory per op",
+            "Each cell: bytes allocated per op (B/op) and allocation calls per op, freed or not, Python's "
+            "and native allocators (memray), the harness's own (baseline/noop) taken off; peak traced memory "
+            "while one op runs, above the level before it, and its multiple of the raw input bytes; bytes "
+            "the op's result still holds when it returns (retained). Peak and retained are tracemalloc's: "
+            "memory a library allocates outside Python's allocators and numpy is only in B/op.",
             columns,
         )
         for row, by_tier in rows(group, table):
@@ -101,7 +103,10 @@ def memory_tables(selected: list[Result]) -> list[Table]:
                 first = f"peak {format_bytes(memory.peak_bytes)}"
                 if result.input_bytes:
                     first += f"  {format_ratio(memory.peak_bytes / result.input_bytes)}"
-                cells.append(Cell([first, f"retained {format_bytes(memory.retained_bytes)}"]))
+                lines = [first, f"retained {format_bytes(memory.retained_bytes)}"]
+                if memory.bytes_per_op is not None:
+                    lines.insert(0, f"{format_bytes(memory.bytes_per_op)}/op  {memory.allocs_per_op:,.0f} allocs")
+                cells.append(Cell(lines))
             table.rows.append((row, cells))
         tables.append(table)
     return tables

@@ -1,0 +1,168 @@
+"""Allocations per op, as Go's B/op and allocs/op: every allocation call while the op runs, counted
+by memray, freed or not.
+
+memray (`Tracker(trace_python_allocators=True)`) records each call of Python's allocators
+(PyMem/PyObject malloc, calloc, realloc: objects, bytes, lists, numpy's small buffers) and of the
+native ones that C extensions call (malloc, calloc, realloc, posix_memalign, aligned_alloc, mmap:
+numpy's large buffers, protobuf's upb arenas, orjson's and ujson's output buffers), on every
+thread. An allocation that one allocator makes inside another (pymalloc's arenas, a large object
+that PyObject_Malloc hands to malloc) counts once. Not seen: memory reused without an allocator
+call (CPython's float and tuple free lists, numpy's small-buffer cache, an arena that upb or a
+library's own pool already holds), and memory the kernel maps in by page faults or that a C++
+library allocates with a custom allocator.
+
+Counting regions. Regions of K and 2K calls are recorded; their difference over K is the count per
+op, free of the tracker's own start and stop. memray follows Python calls with a profile function,
+and CPython 3.11 then creates a frame object for every Python function the op calls, which the op
+unprofiled does not: those are counted in a pass of their own (`_frames`) and taken off.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+TARGET_ALLOCATIONS = 200_000  # per region: enough to average, few enough to read back in a second
+TARGET_SECONDS = 0.2  # per region
+MAX_CALLS = 1024
+FRAME_CALLS = 8  # calls of the frame-counting pass (a profile function in Python is slow)
+
+
+@dataclass(frozen=True)
+class Allocations:
+    bytes_per_op: float
+    allocs_per_op: float
+    calls: int  # K: calls in the shorter region
+
+    def minus(self, overhead: Allocations) -> Allocations:
+        return Allocations(self.bytes_per_op - overhead.bytes_per_op, self.allocs_per_op - overhead.allocs_per_op,
+                           self.calls)
+
+
+def available() -> str | None:
+    """Why allocations cannot be counted here, or None."""
+    try:
+        import memray  # noqa: F401
+    except ImportError:
+        return "memray is not installed (pip install memray)"
+    return None
+
+
+def count(op, target: int = TARGET_ALLOCATIONS, seconds: float = TARGET_SECONDS) -> Allocations:
+    """B/op and allocs/op of `op` (already warm), frame objects of the profiler taken off."""
+    allocs_one, bytes_one, elapsed = _region(op, 1)
+    calls = 1
+    while (calls < MAX_CALLS and 2 * calls * max(allocs_one, 1) <= target
+           and 2 * calls * elapsed <= seconds):
+        calls *= 2
+    allocs_k, bytes_k, _ = _region(op, calls)
+    allocs_2k, bytes_2k, _ = _region(op, 2 * calls)
+    frames, frame_bytes = _frames(op, min(calls, FRAME_CALLS))
+    return Allocations((bytes_2k - bytes_k) / calls - frame_bytes, (allocs_2k - allocs_k) / calls - frames, calls)
+
+
+def _region(op, calls: int) -> tuple[int, int, float]:
+    """(allocation calls, bytes allocated, seconds) of `calls` calls of `op` under memray."""
+    import memray
+    from memray._memray import compute_statistics  # memray's own `stats`: reads the records in C++
+
+    fd, path = tempfile.mkstemp(prefix="serialbench-memray-", suffix=".bin")
+    os.close(fd)
+    os.unlink(path)  # memray refuses to overwrite a file
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # a collection's frees and the objects it lets be reused would land in one region only
+    try:
+        with memray.Tracker(path, trace_python_allocators=True, follow_fork=False):
+            start = time.perf_counter()
+            for _ in itertools.repeat(None, calls):  # repeat(): the loop allocates nothing
+                op()
+            elapsed = time.perf_counter() - start
+        stats = compute_statistics(path)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+        if os.path.exists(path):
+            os.unlink(path)
+    return stats.total_num_allocations, stats.total_memory_allocated, elapsed / calls
+
+
+def _frames(op, calls: int) -> tuple[float, float]:
+    """(frame objects, their bytes) that a profile function makes CPython create per call of `op`.
+
+    A Python call gets a new frame object when its frame has none yet; a generator resumed keeps
+    its own. Every frame seen is held until the call returns, so that a freed frame's address,
+    reused, is not taken for one already seen."""
+    seen: dict[int, object] = {}
+    made = [0, 0]
+
+    def profile(frame, event, _arg):
+        if event == "call" and id(frame) not in seen:
+            seen[id(frame)] = frame
+            made[0] += 1
+            made[1] += sys.getsizeof(frame)
+
+    total_frames = total_bytes = 0
+    previous = sys.getprofile()
+    for _ in range(calls):
+        sys.setprofile(profile)
+        try:
+            op()
+        finally:
+            sys.setprofile(previous)
+        total_frames += made[0]
+        total_bytes += made[1]
+        made[0] = made[1] = 0
+        seen.clear()
+    return total_frames / calls, total_bytes / calls
+
+
+WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "allocations_worker.py")
+WORKER_TIMEOUT_S = 900
+
+
+def count_sides(sides, names, workers: int, say) -> list[dict[str, dict]]:
+    """compare --memory: per side, {name: {"bytes_per_op", "allocs_per_op"} or {"error"}}, from one
+    worker per side and FORMAT/IMPL (a fresh interpreter, as the memory pass), several at once."""
+    import concurrent.futures
+
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(name.rsplit("/", 2)[0], []).append(name)
+    jobs = [(index, side, group) for group in groups.values() for index, side in enumerate(sides)]
+    found: list[dict[str, dict]] = [{} for _ in sides]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
+        for done, ((index, side, group), entries) in enumerate(
+                zip(jobs, pool.map(lambda job: _run_worker(job[1], job[2]), jobs)), start=1):
+            found[index].update(entries)
+            say(f"[{done}/{len(jobs)}] {side.label} {group[0].rsplit('/', 2)[0]}")
+    return found
+
+
+def _run_worker(side, names: list[str]) -> dict[str, dict]:
+    import json
+    import subprocess
+
+    from serialbench.measure.sides import worker_environment
+
+    request = json.dumps({"names": names, "case_dirs": list(side.case_dirs)})
+    try:
+        done = subprocess.run([side.python, "-P", WORKER, request], cwd=side.root, env=worker_environment(side),
+                              capture_output=True, text=True, timeout=WORKER_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {name: {"error": f"no answer within {WORKER_TIMEOUT_S} s"} for name in names}
+    entries = {}
+    for line in done.stdout.splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a case that prints
+        if isinstance(entry, dict) and "name" in entry:
+            entries[entry.pop("name")] = entry
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    reason = lines[-1] if lines else f"exit status {done.returncode}"
+    return {name: entries.get(name, {"error": reason}) for name in names}
