@@ -20,6 +20,10 @@ from serialbench.catalog.inputs import Payload
 # setup(payload) -> op for encode cases; setup(wire, payload) -> op for decode cases.
 Op = Callable[[], Any]
 
+# An inference is serialised four times, in this order: the client encodes the request, the server
+# decodes it, the server encodes the response, the client decodes the response.
+DIRECTIONS = ("encode", "decode", "encode-response", "decode-response")
+
 
 @dataclass(frozen=True)
 class Case:
@@ -36,6 +40,9 @@ class Case:
         with an independent parser into the tensors in input order; the runner checks it once
         before timing and `verify` reports what does not round-trip.
     source: for a decode case, the IMPL of the encode case (same format) whose bytes it reads.
+    response: the case is the response's half, not the request's: an encode case is the server
+        building the response body from the model's output arrays (`encode-response`), a decode
+        case the client reading it back (`decode-response`); the payload is the output.
     requires: importable module names the case needs; a missing one leaves the case out.
     install: the command that installs what `requires` names (e.g. an extra of this project),
         printed by `list` and `run` when one is missing.
@@ -56,11 +63,19 @@ class Case:
     headers: Callable[[bytes], dict[str, str]] | None = None
     unsupported: Mapping[str, str] = field(default_factory=dict, compare=False)
     install: str = ""
+    response: bool = False
     module: str = field(default="", compare=False)
 
     @property
+    def decodes(self) -> bool:
+        """Whether it reads the body its `source` wrote (setup(wire, payload)), not builds one."""
+        return self.source is not None
+
+    @property
     def direction(self) -> str:
-        return "decode" if self.source is not None else "encode"
+        """One of DIRECTIONS: the benchmark's `serialbench_direction`."""
+        half = "decode" if self.decodes else "encode"
+        return f"{half}-response" if self.response else half
 
     @property
     def label(self) -> str:

@@ -177,7 +177,7 @@ def prepare(bench: Benchmark, cases: Sequence[Case], check: bool = True) -> Prep
     case = bench.case
     try:
         payload = make_payload(bench.input, bench.tier)
-        if case.direction == "decode":
+        if case.decodes:
             source = find_case(cases, case.format, case.source)
             wire = as_wire_bytes(source.setup(payload)())
             op = case.setup(wire, payload)

@@ -65,7 +65,7 @@ class Check:
 def check(case: Case, payload: Payload, cases: Sequence[Case]) -> Verdict:
     """Encode and decode once; what came back, compared with the payload bit for bit."""
     encoder = case
-    if case.direction == "decode":
+    if case.decodes:
         try:
             encoder = find_case(cases, case.format, case.source)
         except CaseFailed as exc:
@@ -75,7 +75,7 @@ def check(case: Case, payload: Payload, cases: Sequence[Case]) -> Verdict:
     except Exception as exc:  # noqa: BLE001 - a library's refusal is the verdict
         by = f"by {encoder.impl}: " if encoder is not case else ""
         return Verdict(REJECTED, by + library_error(exc))
-    if case.direction == "decode":
+    if case.decodes:
         try:
             decoded = case.setup(wire, payload)()
         except Exception as exc:  # noqa: BLE001

@@ -1,7 +1,8 @@
 """`python -m serialbench dump NAME [-o FILE]`: the exact wire body of one benchmark.
 
-The body goes to FILE or stdout; the HTTP headers a client would send with it go to stderr, so
-`python -m serialbench dump NAME -o body.bin` plus those headers replays it with curl.
+The body goes to FILE or stdout; the HTTP headers it travels with go to stderr (a request's from the
+client, a response's from the server), so `python -m serialbench dump NAME -o body.bin` plus those
+headers replays it with curl. A decode case writes the body it reads, with its source's headers.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from serialbench.catalog.registry import CaseFailed, prepare, select
+from serialbench.catalog.registry import CaseFailed, find_case, prepare, select
 from serialbench.commands.options import parser
 from serialbench.core.errors import UsageError
 
@@ -35,8 +36,11 @@ def run(argv: list[str]) -> int:
         print(f"serialbench: {exc}", file=sys.stderr)
         return 1
     wire = prepared.wire
-    if bench.case.direction == "encode" and bench.case.headers:
-        for key, value in bench.case.headers(wire).items():
+    # A decode case reads its source's body: the headers are the ones that body travels with
+    # (a response's Inference-Header-Content-Length is what the client needs to parse it).
+    writer = find_case(cases, bench.case.format, bench.case.source) if bench.case.decodes else bench.case
+    if writer.headers:
+        for key, value in writer.headers(wire).items():
             print(f"{key}: {value}", file=sys.stderr)
     if args.output:
         with open(args.output, "wb") as out:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pyperf
 
+from serialbench.catalog.case import DIRECTIONS
 from serialbench.catalog.registry import FLOOR
 from serialbench.core.errors import UsageError
 
@@ -195,9 +196,9 @@ def _result(path: str, bench: pyperf.Benchmark) -> Result:
     if name != "/".join(words):
         raise UsageError(f"{path}: benchmark {name!r} does not match its metadata {'/'.join(words)}; "
                          "the file was edited or merged by hand")
-    if metadata["serialbench_direction"] not in ("encode", "decode"):
+    if metadata["serialbench_direction"] not in DIRECTIONS:
         raise UsageError(f"{path}: benchmark {name!r} has direction {metadata['serialbench_direction']!r}; "
-                         "accepted: encode, decode")
+                         f"accepted: {', '.join(DIRECTIONS)}")
     if metadata.get("unit", "second") != "second":
         raise UsageError(f"{path}: benchmark {name!r} measures {metadata['unit']!r}, not time; a memory pass "
                          "of pyperf (--track-memory) is not a timing result")

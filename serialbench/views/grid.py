@@ -6,6 +6,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass, field
 
+from serialbench.catalog.case import DIRECTIONS
 from serialbench.catalog.registry import FLOOR
 from serialbench.core.tables import markdown_table, text_table
 from serialbench.results.files import Result
@@ -24,13 +25,16 @@ class Table:
     columns: list[str]
     rows: list[tuple[str, list[Cell | None]]] = field(default_factory=list)
     group_starts: set[int] = field(default_factory=set)  # row indexes where a new format begins
+    corner: str = "FORMAT/IMPL"  # the header of the row labels
+    notes: list[str] = field(default_factory=list)  # lines under the table
 
 
 def groups(selected: list[Result]):
-    """(input kind, direction, results) in the order the file has them, encode before decode."""
+    """(input kind, direction, results) in the order the file has them, the directions in the order
+    of one inference (encode, decode, encode-response, decode-response)."""
     kinds = list(dict.fromkeys(r.input for r in selected))
     for kind in kinds:
-        for direction in ("encode", "decode"):
+        for direction in DIRECTIONS:
             group = [r for r in selected if r.input == kind and r.direction == direction]
             if group:
                 yield kind, direction, group
@@ -57,18 +61,18 @@ def _cell_lines(cell: Cell | None) -> list[str]:
 
 
 def render_text(table: Table, legend: bool = True) -> str:
-    rows: list = [["FORMAT/IMPL", *table.columns]]
+    rows: list = [[table.corner, *table.columns]]
     for index, (row, cells) in enumerate(table.rows):
         if index in table.group_starts:
             rows.append(None)
         rows.append([row, *(_cell_lines(cell) for cell in cells)])
-    lines = text_table(rows, rule=True)
+    lines = text_table(rows, rule=True) + table.notes
     head = [table.title] + ([textwrap.fill(table.legend, max(len(lines[0]), 100))] if legend else [])
     return "\n".join(head + lines) + "\n"
 
 
 def render_markdown(table: Table) -> str:
-    rows = [["FORMAT/IMPL", *table.columns]]
+    rows = [[table.corner, *table.columns]]
     for row, cells in table.rows:
         texts = []
         for cell in cells:
@@ -77,4 +81,5 @@ def render_markdown(table: Table) -> str:
                 parts[0] = f"**{parts[0]}**"
             texts.append(parts)
         rows.append([row, *texts])
-    return "\n".join([f"### {table.title}", "", table.legend, "", *markdown_table(rows)]) + "\n"
+    notes = ["", *table.notes] if table.notes else []
+    return "\n".join([f"### {table.title}", "", table.legend, "", *markdown_table(rows), *notes]) + "\n"

@@ -93,7 +93,7 @@ def _draw_format(ax, timed: Sequence[Result], base: ResultFile | None, kind: str
     impls = list(dict.fromkeys(r.impl for r in timed if r.format == fmt))
     palette = matplotlib.colormaps["tab10" if len(impls) <= 10 else "tab20"]
     for index, impl in enumerate(impls):
-        decode = any(r.direction == "decode" for r in timed if r.format == fmt and r.impl == impl)
+        decode = any(r.direction.startswith("decode") for r in timed if r.format == fmt and r.impl == impl)
         style = {"color": palette(index % palette.N), "marker": MARKERS[index % len(MARKERS)], "markersize": 3.5,
                  "linewidth": 1.3, "linestyle": "--" if decode else "-"}
         points = _points(timed, kind, (fmt, impl))
