@@ -1,4 +1,4 @@
-"""The command line: list, dump, and one-line errors with exit status 2 for bad input."""
+"""The command line: list, dump (requests and responses), and one-line errors with exit status 2 for bad input."""
 
 import json
 import re
@@ -74,6 +74,30 @@ def test_dump_writes_the_exact_body_and_prints_its_http_headers(tmp_path):
     assert headers["Content-Type"] == "application/octet-stream"
     header = json.loads(body[:json_size])
     assert header["inputs"][0]["parameters"]["binary_data_size"] == len(body) - json_size == 4000
+
+
+def test_list_shows_both_response_halves_of_each_protocol():
+    names = listed("-b", "*/*/float32/1K")
+    for fmt in ("triton-binary", "kserve-json", "kserve-grpc", "tfserving-grpc", "tfserving-rest"):
+        halves = [name for name in names if name.startswith(f"{fmt}/")]
+        assert any(f"{fmt}/response-" in name for name in halves), fmt  # encode-response: the server
+        assert any(f"{fmt}/decode-response-" in name for name in halves), fmt  # decode-response: the client
+    assert listed("-b", "*/response-*/float32/1K") == [name for name in names if "/response-" in name
+                                                      and "/decode-response-" not in name]
+
+
+def test_dump_of_a_response_and_of_its_client_decoder_write_the_body_with_the_server_s_headers(tmp_path):
+    bodies = {}
+    for impl in ("response-kserve", "decode-response-tritonclient"):
+        out = tmp_path / f"{impl}.bin"
+        done = serialbench("dump", f"triton-binary/{impl}/int32x3/1K", "-o", out, check=True)
+        headers = dict(line.split(": ", 1) for line in done.stderr.decode().splitlines())
+        bodies[impl] = body = out.read_bytes()
+        json_size = int(headers["Inference-Header-Content-Length"])
+        outputs = json.loads(body[:json_size])["outputs"]
+        assert [o["name"] for o in outputs] == ["output_0", "output_1", "output_2"]
+        assert sum(o["parameters"]["binary_data_size"] for o in outputs) == len(body) - json_size == 12000
+    assert bodies["response-kserve"] == bodies["decode-response-tritonclient"]  # KServe's bytes, read by the client
 
 
 def test_dump_to_stdout_matches_dump_to_file(tmp_path):

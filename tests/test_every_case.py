@@ -34,3 +34,6 @@ def test_every_case_round_trips_on_every_input_it_accepts():
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert len(result["checked"]) >= 20
     assert result["failures"] == []
+    # The response halves are among them: the server's encoders and the clients' decoders.
+    for half in ("/response-", "/decode-response-"):
+        assert sum(half in name for name in result["checked"]) >= 20, half

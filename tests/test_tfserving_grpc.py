@@ -135,7 +135,7 @@ def test_data_type_numbers_are_those_of_types_proto():
 
 NO_TENSORFLOW_SCRIPT = """
 import json, sys
-from serialbench.cases import _tfserving, tfserving_grpc
+from serialbench.cases import _tfserving, tfserving_grpc, tfserving_grpc_response
 from serialbench.catalog.fidelity import as_wire_bytes
 from serialbench.catalog.inputs import Payload, Tensor, make_payload
 
@@ -145,6 +145,10 @@ for impl in ("direct", "direct-build", "copy-from", "constructor", "typed-val", 
     wire = as_wire_bytes(cases[impl].setup(payload)())
     _tfserving.decode_predict_request(wire, payload)
 cases["decode-frombuffer"].setup(wire, payload)()
+responses = {c.impl: c for c in tfserving_grpc_response.CASES}  # the response half, protobuf only
+wire = as_wire_bytes(responses["response-direct"].setup(payload)())
+tfserving_grpc_response.decode_predict_response(wire, payload)
+responses["decode-response-frombuffer"].setup(wire, payload)()
 print(json.dumps(sorted(name for name in sys.modules if name.split(".")[0] == "tensorflow")))
 """
 

@@ -1,0 +1,136 @@
+"""Triton / KServe v2 HTTP responses with the binary tensor extension: the JSON header, then each
+output's raw bytes in output order; the header's length travels in the response's
+`Inference-Header-Content-Length` HTTP header.
+
+Server side (encode-response), from the model's output arrays to the body:
+- `response-kserve`: KServe's model server, `InferResponse.to_rest()` with binary outputs (the
+  request from tritonclient asks for them): `set_data_from_numpy` per output, the header dumped by
+  orjson, `b"".join` with the outputs' bytes.
+- `response-join`: the project's own, byte-identical to KServe's (tests/test_responses.py):
+  the same header with orjson and one `b"".join`, BYTES framed by `_kserve.serialize_bytes`.
+
+Client side (decode-response), from response-join's bytes (KServe's, without KServe in the
+worker) to the arrays:
+- `decode-response-tritonclient`: `tritonclient.http.InferResult.from_response_body(body,
+  header_length=...)` (what `InferenceServerClient.parse_response_body` calls; `infer` builds the
+  same InferResult on the socket's reply), then `as_numpy(name)` per output.
+- `decode-response-frombuffer`: the floor: orjson parses the header, `np.frombuffer` slices the rest.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from serialbench.case import Case
+
+from . import _kserve, _kserve_response, _kserve_server, _responses
+
+FORMAT = "triton-binary"
+ALL_INPUTS = _kserve.ALL_INPUTS
+
+
+def kserve_to_rest(payload):
+    build = _kserve_response.kserve_response(payload, binary=True)
+
+    def encode():
+        body, _json_length = build().to_rest()  # _json_length: the Inference-Header-Content-Length
+        return body
+
+    return encode
+
+
+def join(payload):
+    import orjson
+
+    _kserve.refuse_big_endian(payload)
+    specs = _kserve_response.outputs(payload)
+    serialize_bytes, bytes_elements, dumps = _kserve.serialize_bytes, _kserve.bytes_elements, orjson.dumps
+    header = _kserve_response.header
+
+    def encode():
+        raws = [serialize_bytes(bytes_elements(value)) if datatype == "BYTES" else value.tobytes()
+                for _, _, datatype, value in specs]
+        entries = [{"name": name, "shape": shape, "datatype": datatype, "parameters": {"binary_data_size": len(raw)}}
+                   for (name, shape, datatype, _), raw in zip(specs, raws, strict=True)]
+        return b"".join([dumps(header(entries)), *raws])
+
+    return encode
+
+
+def decode_response_body(wire, payload):
+    """Independent decoder: stdlib json for the header, each output by its name, sliced."""
+    json_size = _kserve.header_length(wire)
+    offset, by_name = json_size, {}
+    for entry in json.loads(wire[:json_size])["outputs"]:
+        size = entry["parameters"]["binary_data_size"]
+        raw = wire[offset : offset + size]
+        if len(raw) != size:
+            raise ValueError(f"{entry['name']}: {size} bytes announced, {len(raw)} present")
+        offset += size
+        if entry["datatype"] == "BYTES":
+            by_name[entry["name"]] = _kserve.bytes_tensor(_kserve.split_bytes_elements(raw), entry["shape"])
+        else:
+            dtype = _kserve.DATATYPE_TO_NUMPY[entry["datatype"]]
+            by_name[entry["name"]] = np.frombuffer(raw, dtype=dtype).reshape(entry["shape"])
+    if offset != len(wire):
+        raise ValueError(f"{len(wire) - offset} bytes after the last output")
+    return [by_name[name] for name in _responses.output_names(payload)]
+
+
+def tritonclient_result(wire, payload):
+    from tritonclient.http import InferResult
+
+    header_length = _kserve.header_length(wire)  # the Inference-Header-Content-Length response header
+    names, from_response_body = _responses.output_names(payload), InferResult.from_response_body
+
+    def decode():
+        result = from_response_body(wire, header_length=header_length)
+        return [result.as_numpy(name) for name in names]
+
+    return decode
+
+
+def frombuffer(wire, payload):
+    import orjson
+
+    json_size = _kserve.header_length(wire)
+    view, loads = memoryview(wire), orjson.loads
+    np_frombuffer, to_numpy = np.frombuffer, _kserve.DATATYPE_TO_NUMPY
+    split, bytes_tensor = _kserve.split_bytes_elements, _kserve.bytes_tensor
+
+    def decode():
+        offset, tensors = json_size, []
+        for entry in loads(view[:json_size])["outputs"]:
+            size = entry["parameters"]["binary_data_size"]
+            chunk = view[offset : offset + size]
+            offset += size
+            if entry["datatype"] == "BYTES":
+                tensors.append(bytes_tensor(split(chunk), entry["shape"]))
+            else:
+                tensors.append(np_frombuffer(chunk, dtype=to_numpy[entry["datatype"]]).reshape(entry["shape"]))
+        return tensors
+
+    return decode
+
+
+def _encode(impl, setup, requires, libraries, install=""):
+    return Case(FORMAT, impl, ALL_INPUTS, setup, reference_decoder=decode_response_body, requires=requires,
+                libraries=libraries, headers=_kserve.binary_headers, install=install, response=True)
+
+
+def _decode(impl, setup, requires, libraries):
+    return Case(FORMAT, impl, ALL_INPUTS, setup, source="response-join", requires=requires, libraries=libraries,
+                response=True)
+
+
+ORJSON = ("orjson",)
+CASES = [
+    _encode("response-kserve", kserve_to_rest, _kserve_server.REQUIRES, (*_kserve_server.LIBRARIES, "orjson"),
+            _kserve_server.INSTALL),
+    _encode("response-join", join, ORJSON, ORJSON),
+    _decode("decode-response-tritonclient", tritonclient_result, ("tritonclient", "rapidjson", "geventhttpclient"),
+            ("tritonclient", "python-rapidjson")),
+    _decode("decode-response-frombuffer", frombuffer, ORJSON, ORJSON),
+]
