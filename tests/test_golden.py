@@ -1,5 +1,5 @@
 """What users read, as exact text: the run's summary, `report` (one file and two, text and Markdown),
-`verify`'s table and compare's table, from hand-built result data, against tests/golden/.
+the round trip, `verify`'s table and compare's table, from hand-built result data, against tests/golden/.
 
 When a change of output is intended, regenerate the expected files and review their diff:
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pyperf
 import pytest
 
-from serialbench.catalog.case import Case
+from serialbench.catalog.case import DIRECTIONS, Case
 from serialbench.catalog.fidelity import LOSSLESS, LOSSY, REJECTED, Verdict
 from serialbench.catalog.roundtrip import Check, Row
 from serialbench.commands import report, verify
@@ -21,6 +21,8 @@ from serialbench.core import stats
 from serialbench.results.files import load
 from serialbench.verdicts.paired import Row as VerdictRow
 from serialbench.views import verdict_table
+from serialbench.views.grid import render_markdown, render_text
+from serialbench.views.roundtrip import roundtrip_tables
 from serialbench.views.summary import summary
 
 GOLDEN = Path(__file__).with_name("golden")
@@ -96,6 +98,50 @@ def test_report_of_two_files(files, capsys):
     assert report.run(["base.json", "new.json", "--markdown", "changes.md"]) == 0
     check_golden("report-two-files.txt", capsys.readouterr().out)
     check_golden("report-two-files.md", Path("changes.md").read_text())
+
+
+def one_inference(fmt, impls, medians, tiers=("1K", "1M")):
+    """The four halves of one protocol's round trip, one run each, its median as given (None: not run)."""
+    benches = []
+    for impl, direction, by_tier in zip(impls, DIRECTIONS, medians, strict=True):
+        for tier, median in zip(tiers, by_tier, strict=True):
+            if median is not None:
+                size = 4000 if tier == "1K" else 4_000_000
+                benches.append(benchmark(f"{fmt}/{impl}/float32/{tier}", [[median] * 3], direction, size, size + 100))
+    return benches
+
+
+V2_PATH = ("tritonclient", "decode-kserve", "response-kserve", "decode-response-tritonclient")
+ROUND_TRIP_RUN = [
+    benchmark("baseline/tobytes/float32/1K", FLOOR_1K),
+    benchmark("baseline/tobytes/float32/1M", FLOOR_1M, input_bytes=4_000_000, payload_bytes=4_000_000),
+    *one_inference("kserve-grpc", V2_PATH, [(20e-6, 2e-3), (10e-6, 1e-3), (30e-6, 3e-3), (5e-6, 0.5e-3)]),
+    # A floor beside the path: in the timing tables, not in the round trip.
+    *one_inference("kserve-grpc", ("raw", "decode-raw", "response-raw", "decode-response-raw"),
+                   [(8e-6, 1.5e-3), (4e-6, 0.1e-3), (8e-6, 1.5e-3), (4e-6, 0.1e-3)]),
+    *one_inference("tfserving-grpc", ("make-tensor-proto", "decode-make-ndarray", "response-make-tensor-proto",
+                                      "decode-response-make-ndarray"),
+                   [(40e-6, 2.5e-3), (15e-6, 0.8e-3), (40e-6, 2.5e-3), (15e-6, 0.8e-3)]),
+    *one_inference("tfserving-rest", ("json", "decode-json", "response-json", "decode-response-json"),
+                   [(100e-6, 100e-3), (50e-6, None), (100e-6, 100e-3), (60e-6, 60e-3)]),
+]
+
+
+@pytest.fixture
+def round_trip_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    pyperf.BenchmarkSuite(ROUND_TRIP_RUN).dump("trip.json")
+    return load("trip.json")
+
+
+def test_the_round_trip_view_text_and_markdown(round_trip_file):
+    tables = roundtrip_tables(round_trip_file.results)
+    check_golden("roundtrip.txt", "\n".join(render_text(table) for table in tables))
+    check_golden("roundtrip.md", "\n".join(render_markdown(table) for table in tables))
+
+
+def test_the_runs_summary_ends_with_the_round_trip_when_a_protocol_ran_its_four_halves(round_trip_file):
+    check_golden("summary-roundtrip.txt", summary(round_trip_file, {b.get_name() for b in ROUND_TRIP_RUN}))
 
 
 def fake_case(fmt, impl, source=None):

@@ -1,6 +1,7 @@
 """`python -m serialbench report RESULTS.json [NEW.json]`: the comparison at a glance.
 
-One file: per input kind and direction, FORMAT/IMPL by tier (views/timing.py), and the memory tables
+One file: per input kind and direction, FORMAT/IMPL by tier (views/timing.py), the round trip per
+protocol when the file holds all four halves of one (views/roundtrip.py), and the memory tables
 when the memory pass wrote its companion file. Two files, BASE and NEW: the same layout, each cell
 the change with compare's verdict (verdicts/files.py, views/changes.py). Nothing is re-run.
 """
@@ -15,6 +16,7 @@ from serialbench.results.selection import filter_results, select_results
 from serialbench.verdicts.files import changes_between
 from serialbench.views.changes import change_notes, change_tables
 from serialbench.views.grid import render_text
+from serialbench.views.roundtrip import roundtrip_tables
 from serialbench.views.timing import header_lines, markdown_document, memory_tables, single_file_notes, timing_tables
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
@@ -42,7 +44,7 @@ def run(argv: list[str]) -> int:
     if len(loaded) == 1:
         selected = select_results(loaded[0], args.patterns, args.tier, args.input)
         head = header_lines(loaded[0])
-        tables = timing_tables(loaded[0], selected) + memory_tables(selected)
+        tables = timing_tables(loaded[0], selected) + roundtrip_tables(selected) + memory_tables(selected)
         notes = single_file_notes(loaded[0], selected)
     else:
         base, new = loaded

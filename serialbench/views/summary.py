@@ -15,6 +15,7 @@ from collections.abc import Collection
 from serialbench.results.files import ResultFile
 from serialbench.views.benchmem import benchmem
 from serialbench.views.grid import render_text
+from serialbench.views.roundtrip import LEGEND, roundtrip_tables
 from serialbench.views.timing import timing_tables
 
 TERMINAL_WIDTH = 80
@@ -31,6 +32,10 @@ def summary(results: ResultFile, names: Collection[str], width: int = TERMINAL_W
                          for table in timing_tables(results, selected, brief=True, stacked=stacked))
         if max(len(line) for line in text.splitlines()) <= width:
             break
+    trips = roundtrip_tables(selected)  # when a protocol's four halves ran: the whole inference
+    if trips:
+        text += "\n" + textwrap.fill(LEGEND, width, break_on_hyphens=False) + "\n\n" \
+            + "\n".join(render_text(table, legend=False) for table in trips)
     legend = ("Median time per op" + (", under it" if stacked else " and") + " its multiple of "
               "baseline/tobytes (the memcpy floor of the same input and tier); * the fastest of its format. "
               f"Throughput and payload size: python -m serialbench report {results.path}")
