@@ -46,11 +46,11 @@ class Memory:
     peak_bytes: int  # most traced memory above the level before the call, while the op ran
     retained_bytes: int  # traced memory the op's result still holds when it returns
     calls: int
-
     # Go's B/op and allocs/op: every allocation call during one op, native ones included, the harness's
     # own (baseline/noop) taken off (measure/allocations.py); None in a format 1 file or without memray.
     bytes_per_op: float | None = None
     allocs_per_op: float | None = None
+
 
 @dataclass(frozen=True)
 class Result:
@@ -249,9 +249,9 @@ def load_memory(path: str | os.PathLike) -> dict:
         if not isinstance(entry, dict) or not all(isinstance(entry.get(key), int)
                                                   for key in ("peak_bytes", "retained_bytes", "calls")):
             raise UsageError(f"{path}: entry {name!r} lacks integer peak_bytes, retained_bytes and calls")
-    return data
         if any(not isinstance(entry.get(key, 0), int | float) for key in ("bytes_per_op", "allocs_per_op")):
             raise UsageError(f"{path}: entry {name!r} has a bytes_per_op or allocs_per_op that is not a number")
+    return data
 
 
 
