@@ -1,6 +1,8 @@
-"""compare --instructions: callgrind's count per op is positive, repeatable, and sees more work."""
+"""compare --instructions and --cycles: callgrind's counts per op are positive, repeatable, and see more work."""
 
+import concurrent.futures
 import shutil
+import textwrap
 
 import pytest
 
@@ -31,3 +33,37 @@ def test_compare_instructions_sees_the_extra_copies_and_nothing_else(toy_repo): 
     rows = {line.split()[0]: line for line in stdout.splitlines() if line.startswith("toy/")}
     assert rows["toy/grows/float32/10K"].endswith("more instructions")
     assert rows["toy/steady/float32/10K"].endswith("same")
+
+
+COPIES = """
+from serialbench.case import Case
+
+
+def copies(payload):
+    array = payload.tensors[0].value
+
+    def op():
+        {body}
+
+    return op
+
+
+CASES = [Case("toy", "copies", ("float32",), copies)]
+"""
+
+
+def test_estimated_cycles_repeat_within_half_a_percent_and_see_one_more_copy_at_1m(tmp_path):
+    sides = []
+    for label, body in (("one", "return array.tobytes()"), ("two", "array.tobytes(); return array.tobytes()")):
+        (tmp_path / label).mkdir()
+        (tmp_path / label / "toy.py").write_text(textwrap.dedent(COPIES).replace("{body}", body))
+        sides.append(Side(label, PROJECT_ROOT, case_dirs=(str(tmp_path / label),)))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:  # two calls a region: fast enough at 1M
+        one, again, two = pool.map(lambda side: count_instructions(side, "toy/copies/float32/1M", 2, cycles=True),
+                                   [sides[0], sides[0], sides[1]])
+    assert one.error == "" and two.error == ""
+    assert again.per_op == pytest.approx(one.per_op, rel=0.005)
+    # A 4 MB copy: 4 MB read and 4 MB written, 65,536 lines each, every one an L1 miss.
+    assert one.events["D1mr"] + one.events["D1mw"] == pytest.approx(2 * 65_536, rel=0.05)
+    assert one.per_op > 2.5 * one.events["Ir"]  # what the instruction count misses
+    assert two.per_op == pytest.approx(2 * one.per_op, rel=0.05)

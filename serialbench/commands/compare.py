@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from serialbench.commands import options
+from serialbench.commands import compare_counts, options
 from serialbench.commands.options import (
     add_filter_arguments,
     add_session_arguments,
@@ -69,6 +69,7 @@ def make_cli():
     add_session_arguments(cli)
     cli.add_argument("--instructions", action="store_true",
                      help="count instructions per op under valgrind's callgrind instead of timing")
+    compare_counts.add_arguments(cli)  # --cycles, --memory
     cli.add_argument("--fail-on", choices=("slower", "changed"),
                      help="exit with status 1 when a benchmark is slower (or, with 'changed', slower or faster)")
     cli.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown (e.g. for a pull request)")
@@ -91,6 +92,7 @@ def run(argv: list[str]) -> int:
         print(message, file=sys.stderr, flush=True)
 
     filters = filter_args(args.patterns, args.tier, args.input)
+    compare_counts.check(args)
     if args.instructions:
         from serialbench.measure import instructions
 
@@ -100,6 +102,8 @@ def run(argv: list[str]) -> int:
         names = common_benchmarks((base, head), filters, say)
         if args.instructions:
             return compare_instructions(base, head, names, say, options.min_effect(args, instructions.THRESHOLD))
+        if args.cycles or args.memory:
+            return compare_counts.run(args, base, head, names, say, options.min_effect(args, 0.01))
         shares = stats.look_shares(len(budget.looks))
         judge = PairedComparison("BASE", "HEAD", min_effect, len(names), shares)
         say(f"{len(names)} benchmarks; rounds of one worker per side in lockstep, looks after "

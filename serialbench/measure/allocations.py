@@ -12,9 +12,11 @@ library's own pool already holds), and memory the kernel maps in by page faults 
 library allocates with a custom allocator.
 
 Counting regions. Regions of K and 2K calls are recorded; their difference over K is the count per
-op, free of the tracker's own start and stop. memray follows Python calls with a profile function,
-and CPython 3.11 then creates a frame object for every Python function the op calls, which the op
-unprofiled does not: those are counted in a pass of their own (`_frames`) and taken off.
+op, free of the tracker's own start and stop. memray follows Python calls with a profile function
+to know where each allocation comes from. Under a profile function CPython creates what the op
+unprofiled does not: a frame object for every Python function called (3.11 creates them lazily),
+a bound method for every C method called as `obj.method()`. Where an allocation comes from is not
+needed here, so the regions run with the profile function removed: the counts are the op's own.
 """
 
 from __future__ import annotations
@@ -24,13 +26,13 @@ import itertools
 import os
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 
 TARGET_ALLOCATIONS = 200_000  # per region: enough to average, few enough to read back in a second
 TARGET_SECONDS = 0.2  # per region
 MAX_CALLS = 1024
-FRAME_CALLS = 8  # calls of the frame-counting pass (a profile function in Python is slow)
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ def available() -> str | None:
 
 
 def count(op, target: int = TARGET_ALLOCATIONS, seconds: float = TARGET_SECONDS) -> Allocations:
-    """B/op and allocs/op of `op` (already warm), frame objects of the profiler taken off."""
+    """B/op and allocs/op of `op` (already warm)."""
     allocs_one, bytes_one, elapsed = _region(op, 1)
     calls = 1
     while (calls < MAX_CALLS and 2 * calls * max(allocs_one, 1) <= target
@@ -62,8 +64,7 @@ def count(op, target: int = TARGET_ALLOCATIONS, seconds: float = TARGET_SECONDS)
         calls *= 2
     allocs_k, bytes_k, _ = _region(op, calls)
     allocs_2k, bytes_2k, _ = _region(op, 2 * calls)
-    frames, frame_bytes = _frames(op, min(calls, FRAME_CALLS))
-    return Allocations((bytes_2k - bytes_k) / calls - frame_bytes, (allocs_2k - allocs_k) / calls - frames, calls)
+    return Allocations((bytes_2k - bytes_k) / calls, (allocs_2k - allocs_k) / calls, calls)
 
 
 def _region(op, calls: int) -> tuple[int, int, float]:
@@ -78,6 +79,8 @@ def _region(op, calls: int) -> tuple[int, int, float]:
     gc.disable()  # a collection's frees and the objects it lets be reused would land in one region only
     try:
         with memray.Tracker(path, trace_python_allocators=True, follow_fork=False):
+            sys.setprofile(None)  # memray's: its allocation hooks stay (see the module's docstring)
+            threading.setprofile(None)  # threads the op starts
             start = time.perf_counter()
             for _ in itertools.repeat(None, calls):  # repeat(): the loop allocates nothing
                 op()
@@ -89,36 +92,6 @@ def _region(op, calls: int) -> tuple[int, int, float]:
         if os.path.exists(path):
             os.unlink(path)
     return stats.total_num_allocations, stats.total_memory_allocated, elapsed / calls
-
-
-def _frames(op, calls: int) -> tuple[float, float]:
-    """(frame objects, their bytes) that a profile function makes CPython create per call of `op`.
-
-    A Python call gets a new frame object when its frame has none yet; a generator resumed keeps
-    its own. Every frame seen is held until the call returns, so that a freed frame's address,
-    reused, is not taken for one already seen."""
-    seen: dict[int, object] = {}
-    made = [0, 0]
-
-    def profile(frame, event, _arg):
-        if event == "call" and id(frame) not in seen:
-            seen[id(frame)] = frame
-            made[0] += 1
-            made[1] += sys.getsizeof(frame)
-
-    total_frames = total_bytes = 0
-    previous = sys.getprofile()
-    for _ in range(calls):
-        sys.setprofile(profile)
-        try:
-            op()
-        finally:
-            sys.setprofile(previous)
-        total_frames += made[0]
-        total_bytes += made[1]
-        made[0] = made[1] = 0
-        seen.clear()
-    return total_frames / calls, total_bytes / calls
 
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "allocations_worker.py")
