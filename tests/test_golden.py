@@ -7,6 +7,7 @@ When a change of output is intended, regenerate the expected files and review th
     git diff tests/golden/
 """
 
+import json
 import os
 from pathlib import Path
 
@@ -21,9 +22,12 @@ from serialbench.core import stats
 from serialbench.results.files import load
 from serialbench.verdicts.paired import Row as VerdictRow
 from serialbench.views import verdict_table
+from serialbench.views.benchmem import benchmem
+from serialbench.views.costs import cost_tables
 from serialbench.views.grid import render_markdown, render_text
 from serialbench.views.roundtrip import roundtrip_tables
 from serialbench.views.summary import summary
+from serialbench.views.timing import memory_tables
 
 GOLDEN = Path(__file__).with_name("golden")
 UPDATE = os.environ.get("SERIALBENCH_GOLDEN") == "update"
@@ -178,3 +182,87 @@ def test_compare_table_text_and_markdown():
     labels = ("BASE msgpack 1.0.8", "HEAD msgpack 1.1.2")
     check_golden("compare.txt", verdict_table.format_table(COMPARE_ROWS, *labels, 0.02) + "\n")
     check_golden("compare.md", verdict_table.markdown_table(COMPARE_ROWS, *labels, 0.02))
+
+
+TIERS_BYTES = (("1K", 4_000), ("10K", 40_000), ("100K", 400_000), ("1M", 4_000_000))
+
+
+def four_tiers(fmt_impl, cost, payload=lambda size: size + 100):
+    """A row at the four tiers whose medians follow `cost(bytes)` (seconds), two runs of three values."""
+    return [benchmark(f"{fmt_impl}/float32/{tier}", [[cost(size)] * 3, [cost(size) * 1.01] * 3],
+                      input_bytes=size, payload_bytes=payload(size)) for tier, size in TIERS_BYTES]
+
+
+COSTS_RUN = (four_tiers("baseline/tobytes", lambda size: 100e-9 + 0.04e-9 * size, payload=lambda size: size)
+             + four_tiers("baseline/noop", lambda size: 60e-9, payload=lambda size: 0)
+             + four_tiers("msgpack/packb", lambda size: 2e-6 + 0.2e-9 * size)
+             + four_tiers("tfserving-rest/json", lambda size: 20e-6 + 260e-9 * size)
+             + four_tiers("tfserving-rest/quadratic", lambda size: 3e-6 + 1e-15 * size**2))
+COSTS_MEMORY = {  # B/op, allocs/op, peak, retained per row, at 1K; scaled with the tier's size
+    "baseline/tobytes": (1.0, 1, 1.0, 1.0), "baseline/noop": (0, 0, 0, 0), "msgpack/packb": (2.0, 9, 1.0, 1.0),
+    "tfserving-rest/json": (80.0, 3000, 12.0, 3.0), "tfserving-rest/quadratic": (400.0, 40, 3.0, 1.0)}
+
+
+@pytest.fixture
+def costs_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    pyperf.BenchmarkSuite(COSTS_RUN).dump("costs.json")
+    entries = {}
+    for bench in COSTS_RUN:
+        name = bench.get_name()
+        size = bench.get_metadata()["input_bytes"]
+        per_byte, allocs, peak, retained = COSTS_MEMORY[name.rsplit("/", 2)[0]]
+        tier_scale = size // 4000
+        entries[name] = {"peak_bytes": int(peak * size), "retained_bytes": int(retained * size), "calls": 5,
+                         "bytes_per_op": per_byte * size + 33 * bool(per_byte),
+                         "allocs_per_op": allocs * (tier_scale if allocs > 100 else 1), "alloc_calls": 64}
+    Path("costs.memory.json").write_text(json.dumps({"serialbench_memory": 2, "benchmarks": entries}))
+    return load("costs.json")
+
+
+def test_the_cost_per_request_and_per_byte_tables(costs_file):
+    tables = cost_tables(costs_file.results)
+    check_golden("costs.txt", "\n".join(render_text(table) for table in tables))
+    check_golden("costs.md", "\n".join(render_markdown(table) for table in tables))
+
+
+def test_memory_tables_and_the_benchmem_listing(costs_file):
+    check_golden("memory.txt", "\n".join(render_text(table) for table in memory_tables(costs_file.results))
+                 + "\n" + benchmem(costs_file.results))
+
+
+def test_compare_json():
+    from serialbench.views.verdict_json import compare_json
+
+    check_golden("compare.json", compare_json(COMPARE_ROWS, "msgpack 1.0.8", "msgpack 1.1.2", 0.02,
+                                              {"msgpack/packb/png/1M": "HEAD: MemoryError"}))
+
+
+def test_sweep_table_json_and_markdown():
+    from serialbench.verdicts.steps import Step, Sweep, SweepRow
+    from serialbench.views.sweep_table import format_sweep, markdown_sweep
+    from serialbench.views.verdict_json import sweep_json
+
+    def step(before, after, change, word, low=None, high=None):
+        return Step(before, after, change, change - 0.02 if low is None else low,
+                    change + 0.02 if high is None else high, word, 16, 0.03)
+
+    sides = ["2.44.0", "2.45.0", "2.46.0", "2.50.0"]
+    rows = [
+        SweepRow("triton-binary/tritonclient/int32x3/1M", tuple(sides), (3.78e-3, 3.77e-3, 2.04e-3, 2.05e-3),
+                 (step("2.44.0", "2.45.0", -0.002, stats.NO_CHANGE), step("2.45.0", "2.46.0", -0.46, stats.FASTER),
+                  step("2.46.0", "2.50.0", 0.004, stats.NO_CHANGE)),
+                 (step("2.44.0", "2.45.0", -0.002, stats.NO_CHANGE), step("2.44.0", "2.46.0", -0.461, stats.FASTER),
+                  step("2.44.0", "2.50.0", -0.458, stats.FASTER))),
+        SweepRow("triton-binary/tritonclient/png/100K", ("2.44.0", "2.46.0", "2.50.0"), (40.1e-6, 40.6e-6, 40.2e-6),
+                 (step("2.44.0", "2.46.0", 0.012, stats.TOO_NOISY, -0.01, 0.034),
+                  step("2.46.0", "2.50.0", -0.01, stats.NO_CHANGE)),
+                 (step("2.44.0", "2.46.0", 0.012, stats.TOO_NOISY, -0.01, 0.034),
+                  step("2.44.0", "2.50.0", 0.002, stats.NO_CHANGE))),
+    ]
+    machine = {"host": "ci", "cpu": "AMD EPYC 7B13", "cpus": 2, "python": "3.11.7"}
+    sweep = Sweep(sides, rows, 0.02, {side: machine for side in sides}, sides, sides,
+                  left_out={"2.47.0": "cannot install 'tritonclient==2.47.0': ERROR: No matching distribution found"})
+    check_golden("sweep.txt", format_sweep(sweep) + "\n")
+    check_golden("sweep.md", markdown_sweep(sweep))
+    check_golden("sweep.json", sweep_json(sweep))

@@ -15,6 +15,7 @@ from serialbench.results.files import load
 from serialbench.results.selection import filter_results, select_results
 from serialbench.verdicts.files import changes_between
 from serialbench.views.changes import change_notes, change_tables
+from serialbench.views.costs import cost_tables
 from serialbench.views.grid import render_text
 from serialbench.views.roundtrip import roundtrip_tables
 from serialbench.views.timing import header_lines, markdown_document, memory_tables, single_file_notes, timing_tables
@@ -44,7 +45,8 @@ def run(argv: list[str]) -> int:
     if len(loaded) == 1:
         selected = select_results(loaded[0], args.patterns, args.tier, args.input)
         head = header_lines(loaded[0])
-        tables = timing_tables(loaded[0], selected) + roundtrip_tables(selected) + memory_tables(selected)
+        tables = (timing_tables(loaded[0], selected) + roundtrip_tables(selected) + cost_tables(selected)
+                  + memory_tables(selected))
         notes = single_file_notes(loaded[0], selected)
     else:
         base, new = loaded

@@ -105,11 +105,18 @@ def memory_tables(selected: list[Result]) -> list[Table]:
                     first += f"  {format_ratio(memory.peak_bytes / result.input_bytes)}"
                 lines = [first, f"retained {format_bytes(memory.retained_bytes)}"]
                 if memory.bytes_per_op is not None:
-                    lines.insert(0, f"{format_bytes(memory.bytes_per_op)}/op  {memory.allocs_per_op:,.0f} allocs")
+                    lines.insert(0, f"{format_bytes(memory.bytes_per_op)}/op  {_count(memory.allocs_per_op)} allocs")
                 cells.append(Cell(lines))
             table.rows.append((row, cells))
         tables.append(table)
     return tables
+
+
+def _count(value: float) -> str:
+    """A count in a narrow cell: 9, 3,000, 30.0K, 3.00M."""
+    if value < 9999.5:
+        return f"{value:,.0f}"
+    return format_bytes(value).replace(" KB", "K").replace(" MB", "M").replace(" GB", "G")
 
 
 def header_lines(results: ResultFile, role: str = "") -> list[str]:
