@@ -4,10 +4,12 @@ reaches a package index."""
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
 import zipfile
+from types import SimpleNamespace
 
 import pyperf
 import pytest
@@ -189,7 +191,7 @@ def plain(payload):
 
 
 CASES = [
-    Case("lib", "toylib", ("float32",), encoded, requires=("toylib",)),
+    Case("lib", "toylib", ("float32",), encoded, requires=("toylib",), libraries=("toylib",)),
     Case("lib", "plain", ("float32",), plain),
 ]
 '''
@@ -383,3 +385,147 @@ def test_overlay_manifest_lists_what_was_installed(library, monkeypatch):
     directory, installed, _ = overlays.overlay([str(library["v2"])], sys.executable, lambda message: None)
     manifest = json.loads((directory / overlays.MANIFEST).read_text())
     assert manifest["installed"] == installed == ["toylib 2.0"]
+
+
+# --- issue 25: sides named by what they ran, refusals before timing, the selection, interrupts --------
+
+def broken_wheel(directory, version):
+    """A release whose import fails as protobuf 4.25.9 fails under newer generated code."""
+    path = make_wheel(directory, version, 0)
+    rewritten = directory / "rewritten.whl"
+    with zipfile.ZipFile(path) as old, zipfile.ZipFile(rewritten, "w") as new:
+        for item in old.infolist():
+            text = old.read(item.filename)
+            new.writestr(item, b"from json import runtime_version\n" if item.filename == "toylib/__init__.py" else text)
+    rewritten.replace(path)
+    return path
+
+
+@pytest.mark.parametrize("selection, said", [(["--tier", "5K"], "unknown tier 5K"),
+                                             (["-b", "no-such-format/*"], "-b 'no-such-format/*' matches no")])
+def test_a_typo_in_the_selection_is_the_users_and_said_before_any_side_is_made(selection, said):
+    done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "--head-with", "no-such-package-xyz==1",
+                           *selection], cwd=PROJECT_ROOT, capture_output=True)
+    line = assert_one_line_usage_error(done)  # no install attempted: the selection is checked first
+    assert said in line and "HEAD" not in line and line.count("serialbench: error:") == 1
+
+
+def test_a_side_that_cannot_import_a_case_is_refused_before_timing_and_the_rest_goes_on(library, tmp_path):
+    broken = broken_wheel(tmp_path, "0.9")
+    done = run_serialbench("compare", "--base-with", broken, "--head-with", library["v1"], "--cases",
+                           library["cases"], "-b", "lib/*", "--tier", "1K,10K", "--rounds", "2", env=library["env"])
+    for path in written_results(done.stderr):
+        os.remove(path)
+    assert done.returncode == 0, done.stderr
+    refusals = [line for line in done.stderr.splitlines() if "cannot run" in line]
+    assert refusals == ["BASE cannot run 2 of 4 selected benchmarks (lib/toylib/*): "
+                        "ImportError: cannot import name 'runtime_version' from 'json'"]
+    assert done.stderr.index("cannot run") < done.stderr.index("round 1")  # before any timing
+    assert [line.split()[0] for line in done.stdout.splitlines()[1:3]] == ["lib/plain/float32/1K",
+                                                                           "lib/plain/float32/10K"]
+
+
+def test_sides_are_named_by_the_versions_they_imported_and_local_builds_are_marked(tmp_path, monkeypatch):
+    from serialbench.measure.side_setup import Checked, name_sides
+    from serialbench.measure.sides import Side
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "msgpack-1.1.2").mkdir()
+    overlay_dir = tmp_path / "overlay"
+    overlay_dir.mkdir()
+    manifest = {"specs": ["./msgpack-1.1.2"], "installed": ["msgpack 1.1.2"],
+                "by_spec": {"./msgpack-1.1.2": ["msgpack 1.1.2"]}}
+    (overlay_dir / overlays.MANIFEST).write_text(json.dumps(manifest))
+    base = Side("BASE", tmp_path)
+    head = Side("HEAD", tmp_path, overlay=overlay_dir, specs=("./msgpack-1.1.2",), installed=("msgpack 1.1.2",))
+    named = name_sides([Checked(base, ["m/p/float32/1K"], versions={"msgpack": "1.1.2", "numpy": "2.4.6"}),
+                        Checked(head, ["m/p/float32/1K"], versions={"msgpack": "1.1.2", "numpy": "2.4.6"})])
+    assert [item.side.description for item in named] == ["msgpack 1.1.2 (installed)",
+                                                         "msgpack 1.1.2 (local: ./msgpack-1.1.2)"]
+    other = Side("HEAD", tmp_path)  # no overlay: named only by what differs
+    named = name_sides([Checked(base, ["x"], versions={"protobuf": "6.33.6", "numpy": "2.4.6"}),
+                        Checked(other, ["x"], versions={"protobuf": "7.36.2", "numpy": "2.4.6"})])
+    assert [item.side.ran for item in named] == [("protobuf 6.33.6 (installed)",), ("protobuf 7.36.2 (installed)",)]
+
+
+def test_the_side_without_an_overlay_is_named_by_what_it_imported(library_compared):
+    done, _ = library_compared
+    assert "BASE: toylib 1.0; HEAD: toylib 2.0" in done.stderr
+
+
+def test_compare_result_files_record_date_machine_python_and_pyperf(library_compared):
+    from serialbench.results.files import load
+    from serialbench.views.timing import header_lines
+
+    _, written = library_compared
+    head = header_lines(load(written[1], with_memory=False))
+    assert "unknown" not in head[1] and "?" not in head[1], head
+    assert f"Python {sys.version.split()[0]}; pyperf {pyperf.__version__}" in head[1]
+    assert "  side: toylib 2.0" in head
+
+
+def test_an_interrupted_compare_prints_its_table_writes_its_files_and_exits_130():
+    process = subprocess.Popen([sys.executable, "-m", "serialbench", "compare", "--base-python", sys.executable,
+                                "--head-python", sys.executable, "-b", "baseline/tobytes/float32/1K", "--rounds", "40"],
+                               cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stderr = []
+    for line in process.stderr:
+        stderr.append(line)
+        if line.startswith("round 1:"):
+            process.send_signal(signal.SIGTERM)  # as Ctrl-C: the session is judged on its rounds
+    stdout = process.stdout.read()
+    process.wait(timeout=60)
+    written = written_results("".join(stderr))
+    for path in written:
+        os.remove(path)
+    assert process.returncode == 130, "".join(stderr)
+    assert stdout.startswith("benchmark") and len(written) == 2
+    assert "interrupted after" in "".join(stderr)
+
+
+def test_an_interrupted_run_says_the_finished_benchmarks_are_in_its_file(tmp_path, capsys):
+    from serialbench.commands import run as run_command
+
+    output = tmp_path / "run.json"
+
+    class Runner:
+        calls = 0
+
+        def bench_time_func(self, name, func, inner_loops=None):
+            self.calls += 1
+            if self.calls == 1:
+                output.write_text("{}")  # pyperf writes each finished benchmark at once
+                return None
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt:  # what pyperf's Runner does with Ctrl-C
+                sys.exit(1)
+
+    args = SimpleNamespace(quiet=True, verbose=0, hist=False, stats=False, dump=False, metadata=False,
+                           compare_to=None, output=str(output), append=None, no_summary=True)
+    benchmarks = [SimpleNamespace(name=f"a/b/float32/{tier}", tier=tier) for tier in ("1K", "10K", "100K")]
+    assert run_command._run_main(Runner(), benchmarks, args) == 130
+    assert f"interrupted: the 1 finished benchmarks of 3 are in {output}" in capsys.readouterr().err
+
+
+# --- --with SPEC for the run, profile and verify ------------------------------------------------
+
+def test_a_plain_run_with_an_overlay_times_the_overlays_version(library, tmp_path):
+    output = tmp_path / "run.json"
+    done = run_serialbench("--with", library["v2"], "--cases", library["cases"], "-b", "lib/toylib", "--tier", "1K",
+                           "--debug-single-value", "-p", "1", "--no-summary", "-o", output, env=library["env"])
+    assert done.returncode == 0, done.stderr
+    bench = pyperf.BenchmarkSuite.load(str(output)).get_benchmark("lib/toylib/float32/1K")
+    assert bench.get_metadata()["toylib_version"] == "2.0"  # what the pyperf worker imported
+    assert bench.get_metadata()["serialbench_with"] == "toylib 2.0"
+
+
+@pytest.mark.parametrize("command", [["profile", "lib/toylib/float32/1K", "--seconds", "0.05"],
+                                     ["verify", "-b", "lib/toylib"]])
+def test_profile_and_verify_take_an_overlay(library, command):
+    done = run_serialbench(*command, "--with", library["v2"], "--cases", library["cases"], env=library["env"])
+    assert done.returncode == 0, done.stderr
+    assert "with toylib 2.0 first on sys.path" in done.stderr
+    assert "lib/toylib" in done.stdout
+    without = run_serialbench(*command, "--cases", library["cases"], env=library["env"])
+    assert without.returncode != 0  # toylib is only in the overlay

@@ -4,7 +4,9 @@ The change is between two sides (measure/sides.py): two git revisions of the cas
 environments (libraries installed at other versions or from a local checkout, or another
 interpreter), or both. The timing interleaves them in lockstep (measure/schedule.py), the verdicts
 come from core/stats.py through verdicts/paired.py, the table from views/verdict_table.py, and
-both sides' result files stay in results/ of the working directory.
+both sides' result files stay in results/ of the working directory. Before any timing, each side is
+checked and named (measure/side_setup.py): what a side cannot run is said, one line per cause, and
+left out. An interrupted session still prints its table and writes its files, and exits 130.
 """
 
 from __future__ import annotations
@@ -28,12 +30,14 @@ from serialbench.commands.options import parser as make_parser
 from serialbench.core import stats
 from serialbench.core.errors import UsageError
 from serialbench.core.tables import text_table
+from serialbench.measure import overlays
 from serialbench.measure.schedule import run_session
-from serialbench.measure.side_setup import common_benchmarks, with_environment
+from serialbench.measure.side_setup import check_selection, check_sides, common_benchmarks, with_environment
 from serialbench.measure.sides import Side
 from serialbench.measure.worktrees import checkout, work_tree
 from serialbench.results.session_files import write_session_files
 from serialbench.verdicts.paired import PairedComparison, failing
+from serialbench.views.verdict_json import compare_json
 from serialbench.views.verdict_table import format_table, markdown_table
 
 
@@ -63,7 +67,7 @@ def make_cli():
     for side in ("base", "head"):
         cli.add_argument(f"--{side}-with", action="append", default=[], metavar="SPEC",
                          help=f"install SPEC for {side.upper()} only, first on its sys.path (repeatable): "
-                              "name==version, a wheel file or a local checkout")
+                              + overlays.SPEC_HELP)
         cli.add_argument(f"--{side}-python", metavar="PY", help=f"run {side.upper()}'s workers with this interpreter")
     add_filter_arguments(cli)
     add_session_arguments(cli)
@@ -73,6 +77,7 @@ def make_cli():
     cli.add_argument("--fail-on", choices=("slower", "changed"),
                      help="exit with status 1 when a benchmark is slower (or, with 'changed', slower or faster)")
     cli.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown (e.g. for a pull request)")
+    cli.add_argument("--json", metavar="FILE", help="also write the verdicts as JSON (keys: base, head, benchmarks)")
     return cli
 
 
@@ -82,10 +87,12 @@ def run(argv: list[str]) -> int:
     if args.base is None and not environments:
         raise UsageError("give BASE (a git revision), or an environment for a side: --base-with/--head-with SPEC, "
                          "--base-python/--head-python PY")
-    if args.markdown and os.path.exists(args.markdown):
-        raise UsageError(f"--markdown {args.markdown} exists and is never overwritten; give a new file")
+    for option, path in (("--markdown", args.markdown), ("--json", args.json)):
+        if path and os.path.exists(path):
+            raise UsageError(f"{option} {path} exists and is never overwritten; give a new file")
     budget = budget_from(args)
     min_effect = options.min_effect(args)
+    check_selection(args.case_dirs, args.patterns, args.tier, args.input)  # the user's typo, not a side's
     interrupt_on_sigterm()
 
     def say(message: str) -> None:
@@ -98,8 +105,10 @@ def run(argv: list[str]) -> int:
 
         instructions.require_valgrind()
     with prepared_sides(args, say) as (base, head):
+        checked = check_sides((base, head), filters, say)
+        names = common_benchmarks(checked, say)
+        base, head = (item.side for item in checked)
         say(f"BASE: {base.description}; HEAD: {head.description}")
-        names = common_benchmarks((base, head), filters, say)
         if args.instructions:
             return compare_instructions(base, head, names, say, options.min_effect(args, instructions.THRESHOLD))
         if args.cycles or args.memory:
@@ -118,6 +127,10 @@ def run(argv: list[str]) -> int:
     if args.markdown:
         Path(args.markdown).write_text(markdown_table(rows, *labels, min_effect))
         say(f"Markdown table: {args.markdown}")
+    if args.json:
+        Path(args.json).write_text(compare_json(rows, base.description, head.description, min_effect,
+                                                session.failed))
+        say(f"JSON verdicts: {args.json}")
     status = 0
     if session.failed:
         print(f"{len(session.failed)} not compared: " + "; ".join(f"{n}: {w}" for n, w in session.failed.items()))
@@ -127,6 +140,9 @@ def run(argv: list[str]) -> int:
         print(f"--fail-on {args.fail_on}: {len(gate)} benchmarks {args.fail_on}: "
               + ", ".join(row.name for row in gate))
         status = 1
+    if session.interrupted:
+        say(f"interrupted: the table is of {session.rounds} rounds; exit status 130")
+        return 130
     return status
 
 

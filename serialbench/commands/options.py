@@ -50,6 +50,35 @@ def filter_args(patterns: Sequence[str], tier: str | None, inputs: str | None) -
     return args
 
 
+def add_with_argument(cli, who: str = "this command") -> None:
+    """--with SPEC: libraries installed into an overlay first on sys.path (measure/overlays.py)."""
+    from serialbench.measure.overlays import SPEC_HELP
+
+    cli.add_argument("--with", dest="with_specs", action="append", default=[], metavar="SPEC",
+                     help=f"install SPEC into an overlay first on sys.path for {who} (repeatable): {SPEC_HELP}")
+
+
+def add_index_arguments(cli) -> None:
+    """Where a range of releases is looked up and installed from (pip's own settings otherwise)."""
+    cli.add_argument("--index-url", metavar="URL", help="package index to list and install releases from "
+                                                        "(default: pip's, e.g. PIP_INDEX_URL)")
+    cli.add_argument("--find-links", action="append", default=[], metavar="DIR",
+                     help="also look for releases in DIR (a directory of wheels or sdists; repeatable)")
+
+
+def new_output(path: str | None, option: str) -> None:
+    """An output file that is never overwritten, in a directory that exists."""
+    import os
+
+    if path is None:
+        return
+    if os.path.exists(path):
+        raise UsageError(f"{option} {path} exists and is never overwritten; give a new file")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UsageError(f"{option} {path}: directory {directory} does not exist")
+
+
 def add_min_effect(cli) -> None:
     from serialbench.core import stats
 

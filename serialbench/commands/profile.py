@@ -16,11 +16,12 @@ import pstats
 import sys
 
 from serialbench.catalog.registry import CaseFailed, prepare, select
-from serialbench.commands.options import parser
+from serialbench.commands.options import add_with_argument, parser
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_time
 from serialbench.core.tables import text_table
 from serialbench.measure import timeloop
+from serialbench.measure.side_setup import overlay_active, run_with_overlay
 
 DEFAULT_TOP = 15
 DEFAULT_SECONDS = 2.0
@@ -38,7 +39,10 @@ def run(argv: list[str]) -> int:
     cli.add_argument("-o", "--output", metavar="FILE.pstats", help="also save the raw profile (pstats, snakeviz)")
     cli.add_argument("--force", action="store_true", help="overwrite the -o file")
     cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR")
+    add_with_argument(cli, "the profile")
     args = cli.parse_args(argv)
+    if args.with_specs and not overlay_active():  # the command again, its libraries from the overlay
+        return run_with_overlay("profile", argv, args.with_specs, lambda message: print(message, file=sys.stderr))
     if args.name.count("/") != 3 or any(ch in args.name for ch in "*?["):
         raise UsageError(f"profile takes one full name FORMAT/IMPL/INPUT/TIER, not {args.name!r}; "
                          "see 'python -m serialbench list'")

@@ -20,14 +20,14 @@ import pyperf
 
 from serialbench.catalog.discovery import source_root
 from serialbench.catalog.registry import Benchmark, library_version, select
-from serialbench.commands.options import add_filter_arguments
+from serialbench.commands.options import add_filter_arguments, add_with_argument
 from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
 from serialbench.measure import environment
 from serialbench.measure.pyperf_worker import never_called, run_worker
 from serialbench.measure.timeloop import UNROLLED_TIERS
 from serialbench.results.files import RESULTS_FORMAT
-from serialbench.results.paths import unique_results_path
+from serialbench.results.paths import run_stem, safe_stem, unique_paths
 from serialbench.views.progress import Progress
 
 # Run-time parameters (issue 6, run-time budget). pyperf's defaults, 20 workers x 3 values of
@@ -64,6 +64,8 @@ def _forward_filters(cmd: list[str], args) -> None:
     if args.serialbench_calibrate_loops:
         cmd.append("--serialbench-calibrate-loops")
     cmd.extend(["--serialbench-commit", args.serialbench_commit, "--serialbench-dirty", str(args.serialbench_dirty)])
+    if args.serialbench_with:  # the workers find the overlay on PYTHONPATH; this names it in their metadata
+        cmd.extend(["--serialbench-with", args.serialbench_with])
 
 
 def _usage_error(message: str):
@@ -86,9 +88,11 @@ def make_runner() -> pyperf.Runner:
                              "heap layout (README, 'What the noise is')")
     parser.add_argument("--no-summary", action="store_true",
                         help="do not end the run with the table of medians and multiples of the memcpy floor")
+    add_with_argument(parser, "the run and its workers (through PYTHONPATH)")
     parser.add_argument("--serialbench-commit", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--serialbench-dirty", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--serialbench-calibrate-loops", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--serialbench-with", default=None, help=argparse.SUPPRESS)
     parser.error = _usage_error  # one line and exit status 2, not argparse's usage block
     return runner
 
@@ -127,6 +131,14 @@ def run(argv: list[str]) -> int:
             # pyperf's manager calibrates when loops is 0; 1 stands in, each worker calibrates
             args.loops, args.serialbench_calibrate_loops = 1, True
     warn = (lambda message: None) if is_worker else (lambda message: print(message, file=sys.stderr))
+    installed = []
+    if args.with_specs and not is_worker:  # before the selection, which looks for the libraries on sys.path
+        from serialbench.measure.side_setup import overlay_here
+
+        installed = overlay_here(args.with_specs, warn)  # pyperf passes PYTHONPATH on to its workers
+        args.serialbench_with = ", ".join(installed) or "nothing"
+    if args.serialbench_with:
+        runner.metadata["serialbench_with"] = args.serialbench_with
     # The floor always runs, so that every result has its multiple of memcpy; main process and
     # workers alike, so that task N is the same benchmark in every process.
     benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True)
@@ -147,7 +159,8 @@ def run(argv: list[str]) -> int:
     os.environ.update(variables)
     args.inherit_environ = [*(args.inherit_environ or []), *variables]
     if not args.output and not args.append and not args.compare_to:
-        args.output = str(unique_results_path(args.serialbench_commit, bool(args.serialbench_dirty)))
+        stem = run_stem(args.serialbench_commit, bool(args.serialbench_dirty))
+        args.output = str(unique_paths(stem + (f"-with-{safe_stem(', '.join(installed))}" if installed else ""))[0])
     return _run_main(runner, benchmarks, args)
 
 
@@ -157,17 +170,25 @@ def _run_main(runner: pyperf.Runner, benchmarks: list[Benchmark], args) -> int:
     progress = Progress(total)
     say = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
     own_display = _own_display(args)
+    finished: list[str] = []
     for index, bench in enumerate(benchmarks, start=1):
         say(progress.starting(index, bench.name))
         try:
             with _quietly(own_display):
                 result = runner.bench_time_func(bench.name, never_called, inner_loops=UNROLLED_TIERS.get(bench.tier))
+        except (KeyboardInterrupt, SystemExit) as exc:
+            # pyperf turns Ctrl-C into "Benchmark interrupted: exit" and sys.exit(1); it has written
+            # every finished benchmark to the file, which the user should hear.
+            if isinstance(exc, SystemExit) and not isinstance(exc.__context__, KeyboardInterrupt):
+                raise
+            return _interrupted(args, finished, total)
         except RuntimeError as exc:
             # The worker printed the reason; pyperf did not count this task, so keep the index in step.
             runner._worker_task += 1
             failed.append(bench.name)
             print(f"[{index}/{total}] {bench.name}: not timed ({exc})", file=sys.stderr, flush=True)
             continue
+        finished.append(bench.name)
         if result is not None:  # None with --compare-to, whose display is pyperf's
             line = progress.finished(result)
             if own_display:
@@ -184,6 +205,17 @@ def _run_main(runner: pyperf.Runner, benchmarks: list[Benchmark], args) -> int:
         print(f"{len(failed)} of {total} benchmarks not timed: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _interrupted(args, finished: list[str], total: int) -> int:
+    written = args.output or args.append
+    if finished and written and os.path.exists(written):
+        print(f"interrupted: the {len(finished)} finished benchmarks of {total} are in {written}", file=sys.stderr)
+        if not args.no_summary:
+            _print_summary(written, set(finished))
+    else:
+        print("interrupted before any benchmark finished: nothing written", file=sys.stderr)
+    return 130
 
 
 def _own_display(args) -> bool:

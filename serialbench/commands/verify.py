@@ -26,9 +26,10 @@ from serialbench.catalog.fidelity import REJECTED, Verdict, library_error
 from serialbench.catalog.inputs import INPUT_KINDS, TIERS, default_inputs, make_payload
 from serialbench.catalog.registry import select, unsupported_reasons
 from serialbench.catalog.roundtrip import Check, Row, check, plan
-from serialbench.commands.options import add_filter_arguments, parser
+from serialbench.commands.options import add_filter_arguments, add_with_argument, parser
 from serialbench.core.parsing import parse_words
 from serialbench.core.tables import text_table
+from serialbench.measure.side_setup import overlay_active, run_with_overlay
 
 DEFAULT_TIER = "1K"  # what round-trips does not depend on size; --tier checks other sizes
 
@@ -78,7 +79,10 @@ def run(argv: list[str]) -> int:
     add_filter_arguments(cli)
     cli.add_argument("--edge", action=argparse.BooleanOptionalAction, default=True,
                      help="also check the edge inputs (default: yes); they never change the exit status")
+    add_with_argument(cli, "the check")
     args = cli.parse_args(argv)
+    if args.with_specs and not overlay_active():  # the command again, its libraries from the overlay
+        return run_with_overlay("verify", argv, args.with_specs, lambda message: print(message, file=sys.stderr))
     tiers = parse_words(args.tier, list(TIERS), "tier") or [DEFAULT_TIER]
     kinds = parse_words(args.input, list(INPUT_KINDS), "input") or default_inputs()
     warnings: list[str] = []

@@ -1,11 +1,12 @@
-"""Library overlays: the specs of one side (`tritonclient==2.45.0`, a local checkout, a wheel file)
-installed into a directory that goes first on that side's workers' sys.path.
+"""Library overlays: the specs of one side (`tritonclient==2.45.0`, a local checkout, a wheel or an
+sdist file) installed into a directory that goes first on that side's workers' sys.path.
 
 Only the specs themselves are installed (pip's --no-deps): the running environment supplies
 everything else, so that the two sides differ in nothing but what was asked. Overlays are cached
 in the user's cache directory, keyed by the specs, the interpreter and, for a local path, its
 files' names, sizes and modification times: the next call with the same specs installs nothing,
-and an edited checkout is installed again.
+and an edited checkout is installed again. Each use touches the overlay's manifest, so that
+`cache list` shows when it was last used and `cache prune` removes the least recently used first.
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from serialbench.core.errors import UsageError
 
 MANIFEST = "serialbench-overlay.json"
 IGNORED_DIRS = {".git", "__pycache__", ".venv", "build", "dist", ".tox", ".mypy_cache", ".pytest_cache"}
+SPEC_HELP = "name==version, a wheel, an sdist (.tar.gz) or a local checkout"
 
 
 def cache_root() -> Path:
@@ -88,26 +92,32 @@ def overlay(specs: Sequence[str], python: str, say: Callable[[str], None]) -> tu
 
     Returns (directory, its distributions, whether it was installed now).
     """
-    key = overlay_key(specs, interpreter_identity(python))
+    identity = interpreter_identity(python)
+    key = overlay_key(specs, identity)
     directory = cache_root() / key
     if (directory / MANIFEST).exists():
+        os.utime(directory / MANIFEST)  # its last use, for `cache list` and `cache prune`
         return directory, json.loads((directory / MANIFEST).read_text())["installed"], False
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f"{key}-", dir=directory.parent))
     try:
+        by_spec = {}
         for spec in specs:
             say(f"installing {spec} (pip install --no-deps --target, cached in {directory.parent})")
             target = local_path(spec)
+            before = set(installed_distributions(staging))
             done = subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-deps", "--no-input",
                                    "--disable-pip-version-check", "--upgrade", "--target", str(staging),
                                    str(target) if target else spec], capture_output=True, text=True)
             if done.returncode != 0:
                 lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
                 why = [line for line in lines if line.startswith("ERROR")] or lines or ["pip failed"]
-                raise UsageError(f"cannot install {spec!r}: {why[-1]}; give a requirement pip accepts "
-                                 "(name==version), a wheel file or a local checkout")
+                raise UsageError(f"cannot install {spec!r}: {why[-1]}; give {SPEC_HELP} that pip installs")
+            by_spec[spec] = [found for found in installed_distributions(staging) if found not in before]
         installed = installed_distributions(staging)
-        (staging / MANIFEST).write_text(json.dumps({"specs": list(specs), "installed": installed}))
+        manifest = {"specs": list(specs), "installed": installed, "by_spec": by_spec,
+                    "python": identity["version"].split()[0], "prefix": identity["prefix"]}
+        (staging / MANIFEST).write_text(json.dumps(manifest))
         try:
             staging.rename(directory)
         except OSError:  # another call installed it meanwhile
@@ -116,3 +126,89 @@ def overlay(specs: Sequence[str], python: str, say: Callable[[str], None]) -> tu
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return directory, installed, True
+
+
+def spec_of(directory: Path, distribution: str) -> str | None:
+    """The spec (as the user gave it) that put `distribution` ('msgpack') into an overlay."""
+    manifest = json.loads((Path(directory) / MANIFEST).read_text())
+    by_spec = manifest.get("by_spec") or {}
+    if not by_spec and len(manifest["specs"]) == 1:  # an overlay cached before by_spec was recorded
+        by_spec = {manifest["specs"][0]: manifest["installed"]}
+    wanted = normalized(distribution)
+    for spec, installed in by_spec.items():
+        if any(normalized(found.split()[0]) == wanted for found in installed):
+            return spec
+    return None
+
+
+def normalized(distribution: str) -> str:
+    """A distribution's name as pip compares them (PEP 503): 'tensorflow_serving_api' -> 'tensorflow-serving-api'."""
+    return "-".join(part for part in distribution.lower().replace("_", "-").replace(".", "-").split("-") if part)
+
+
+@dataclass(frozen=True)
+class Cached:
+    """One overlay of the cache, for `cache list` and `cache prune`."""
+
+    directory: Path
+    specs: tuple[str, ...]  # () for what no manifest describes: an install cut short
+    installed: tuple[str, ...]
+    python: str
+    size: int  # bytes
+    last_used: float  # epoch seconds: the manifest's modification time
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.specs)
+
+
+def cached_overlays() -> list[Cached]:
+    """Every directory of the cache, least recently used first."""
+    root = cache_root()
+    found = []
+    for directory in sorted(root.iterdir()) if root.is_dir() else []:
+        if not directory.is_dir():
+            continue
+        manifest_path = directory / MANIFEST
+        try:
+            manifest = json.loads(manifest_path.read_text())
+            last_used = manifest_path.stat().st_mtime
+        except (OSError, ValueError):
+            manifest, last_used = {}, directory.stat().st_mtime
+        found.append(Cached(directory, tuple(manifest.get("specs", ())), tuple(manifest.get("installed", ())),
+                            manifest.get("python", "?"), tree_size(directory), last_used))
+    return sorted(found, key=lambda cached: cached.last_used)
+
+
+def tree_size(directory: Path) -> int:
+    total = 0
+    for folder, _, files in os.walk(directory):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def to_prune(cached: Sequence[Cached], keep_days: float | None, max_bytes: int | None,
+             now: float | None = None) -> list[Cached]:
+    """What `cache prune` removes: installs cut short (older than an hour: one may be under way),
+    overlays unused for more than keep_days, then the least recently used until max_bytes is kept."""
+    now = time.time() if now is None else now
+    doomed = [c for c in cached if not c.complete and now - c.last_used > 3600]
+    if keep_days is not None:
+        doomed += [c for c in cached if c.complete and now - c.last_used > keep_days * 86400]
+    if max_bytes is not None:
+        kept = [c for c in cached if c not in doomed]  # least recently used first
+        total = sum(c.size for c in kept)
+        for c in kept:
+            if total <= max_bytes:
+                break
+            doomed.append(c)
+            total -= c.size
+    return sorted(doomed, key=lambda c: c.last_used)
+
+
+def remove(cached: Cached) -> None:
+    shutil.rmtree(cached.directory, ignore_errors=True)

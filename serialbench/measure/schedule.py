@@ -56,7 +56,7 @@ class Process:
         self.side = side
         self.stderr = tempfile.TemporaryFile(mode="w+")
         config = {"case_dirs": list(side.case_dirs),
-                  "distributions": [installed.split()[0] for installed in side.installed]}
+                  "distributions": list(side.distributions)}
         self.popen = subprocess.Popen([side.python, "-P", str(WORKER), json.dumps(config)], cwd=side.root,
                                       env=worker_environment(side), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=self.stderr, text=True, bufsize=1)
@@ -134,6 +134,7 @@ class Session:
     hello: dict[str, dict] = field(default_factory=dict)  # label -> what its worker reported at start
     rounds: int = 0
     seconds: float = 0.0
+    interrupted: bool = False  # Ctrl-C (or SIGTERM) ended it: the caller exits 130 after its output
 
     def __post_init__(self):
         for side in self.sides:
@@ -328,6 +329,7 @@ def run_session(sides: Sequence[Side], names: Sequence[str], budget: Budget,
                 say(f"round {session.rounds}: {took:.0f} s, {len(active)} of {len(names)} benchmarks undecided, "
                     f"{spent / 60:.1f} min so far, at most {rounds_left} rounds left")
     except KeyboardInterrupt:
+        session.interrupted = True
         say(f"interrupted after {session.rounds} rounds: the undecided benchmarks are judged on those")
         for name in active:
             if session.rounds_of(name) and look_index < len(budget.looks):

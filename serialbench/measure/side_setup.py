@@ -1,17 +1,60 @@
-"""Preparing the sides of a session: each side's environment (a library overlay, an interpreter) and
-the benchmarks every side can run, said before any timing."""
+"""Preparing the sides of a session: each side's environment (a library overlay, an interpreter), the
+benchmarks every side can run, and each side's name, all said before any timing.
+
+The order: the user's selection is checked once, here (a typo in --tier or -b is the user's, not a
+side's); each side lists its selection (its own `list`, as its revision and environment see it);
+each side then prepares every selected case once at the smallest tier in one small process
+(measure/side_check.py), which imports the cases' libraries and generated code: a protobuf too old
+for the gencode is refused here, with one line per cause, not in the first round. Each side is
+named by the library versions it imported, where the sides differ or an overlay put them.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
+import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import last_line
 from serialbench.measure import overlays
 from serialbench.measure.sides import Side, worker_environment
+
+CHECK_SCRIPT = Path(__file__).with_name("side_check.py")
+SHOWN = 3  # benchmarks (or FORMAT/IMPL groups) named on a refusal line before "and N more"
+ERROR_PREFIX = "serialbench: error: "
+ACTIVE_OVERLAY = "SERIALBENCH_OVERLAY"  # set in a command re-run with --with: its overlay is in place
+
+
+def check_selection(case_dirs: Sequence[str], patterns: Sequence[str], tiers: str | None,
+                    inputs: str | None) -> None:
+    """The user's selection, checked once before any side: the tiers, the input kinds, and that every
+    -b pattern names a benchmark of the catalog, whether or not its libraries are installed here
+    (an overlay may bring them)."""
+    from serialbench.catalog.discovery import discover
+    from serialbench.catalog.inputs import INPUT_KINDS, TIERS, default_inputs
+    from serialbench.catalog.registry import all_benchmarks, name_matches
+    from serialbench.catalog.registry import case_dirs as directories
+    from serialbench.core.parsing import parse_words
+
+    tier_list = parse_words(tiers, list(TIERS), "tier") or list(TIERS)
+    input_list = parse_words(inputs, list(INPUT_KINDS), "input") or default_inputs()
+    if not patterns:
+        return
+    names = [b.name for b in all_benchmarks(discover(directories(case_dirs), lambda message: None),
+                                            input_list, tier_list)]
+    for pattern in patterns:
+        if not any(name_matches(name, pattern) for name in names):
+            raise UsageError(f"-b {pattern!r} matches no benchmark at --tier {','.join(tier_list)} and --input "
+                             f"{','.join(input_list)}; names are FORMAT/IMPL/INPUT/TIER, "
+                             "see 'python -m serialbench list'")
 
 
 def list_benchmarks(side: Side, filters: Sequence[str]) -> tuple[list[str], str]:
@@ -19,30 +62,152 @@ def list_benchmarks(side: Side, filters: Sequence[str]) -> tuple[list[str], str]
     cases = [arg for directory in side.case_dirs for arg in ("--cases", directory)]
     done = subprocess.run([side.python, "-P", "-m", "serialbench", "list", *filters, *cases], cwd=side.root,
                           env=worker_environment(side), capture_output=True, text=True)
-    if done.returncode != 0:
-        return [], last_line(done.stderr) or f"list exited with status {done.returncode}"
     left_out = [line for line in done.stderr.splitlines() if "is not installed" in line]
+    if done.returncode != 0:
+        why = last_line(done.stderr).removeprefix(ERROR_PREFIX) or f"list exited with status {done.returncode}"
+        return [], "; ".join([*left_out, why])
     return done.stdout.split(), "; ".join(left_out)
 
 
-def common_benchmarks(sides: Sequence[Side], filters: Sequence[str], say: Callable[[str], None]) -> list[str]:
-    """Benchmarks selected on every side, in the first side's order; said before any timing: what a
-    side cannot run, and why."""
-    listed = [list_benchmarks(side, filters) for side in sides]
-    for side, (names, why) in zip(sides, listed):
-        if not names:
-            raise UsageError(f"{side.label} ({side.description}, {side.python}) cannot run the selection: {why}")
-    everywhere = set.intersection(*(set(names) for names, _ in listed))
-    for side, (names, why) in zip(sides, listed):
-        elsewhere = [name for name in names if name not in everywhere]
+@dataclass(frozen=True)
+class Checked:
+    """A side before timing: what it selects, what of that it cannot run and why, what it imported."""
+
+    side: Side
+    listed: list[str]
+    failed: dict[str, str] = field(default_factory=dict)  # name -> cause
+    why: str = ""  # why it lists nothing
+    versions: dict[str, str] = field(default_factory=dict)  # distribution -> version it imported
+
+    @property
+    def runnable(self) -> list[str]:
+        return [name for name in self.listed if name not in self.failed]
+
+
+def check_side(side: Side, names: Sequence[str]) -> tuple[dict[str, str], list[str], dict[str, str]]:
+    """(causes of the benchmarks the side cannot run, its cases' distributions, their versions)."""
+    config = {"names": list(names), "case_dirs": list(side.case_dirs),
+              "distributions": [installed.split()[0] for installed in side.installed]}
+    done = subprocess.run([side.python, "-P", str(CHECK_SCRIPT), json.dumps(config)], cwd=side.root,
+                          env=worker_environment(side), capture_output=True, text=True)
+    try:
+        answer = json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        why = last_line(done.stderr) or f"the check exited with status {done.returncode}"
+        return {name: why for name in names}, [], {}
+    return answer["failed"], answer["libraries"], answer["versions"]
+
+
+def check_sides(sides: Sequence[Side], filters: Sequence[str], say: Callable[[str], None]) -> list[Checked]:
+    """Every side listed and checked, its refusals said (one line per cause), and named."""
+    checked = []
+    for side in sides:
+        listed, why = list_benchmarks(side, filters)
+        if not listed:
+            checked.append(Checked(side, [], why=why))
+            continue
+        if why:
+            say(f"{side.label}: {why}")
+        failed, libraries, versions = check_side(side, listed)
+        for line in refusal_lines(side.label, failed, listed):
+            say(line)
+        checked.append(Checked(dataclasses.replace(side, libraries=tuple(libraries)), listed, failed,
+                               versions=versions))
+    return name_sides(checked)
+
+
+def refusal_lines(label: str, failed: dict[str, str], listed: Sequence[str]) -> list[str]:
+    """One line per distinct cause: how many benchmarks it hits, a few of them, the cause."""
+    by_cause: dict[str, list[str]] = {}
+    for name, cause in failed.items():
+        by_cause.setdefault(short_cause(cause), []).append(name)
+    return [f"{label} cannot run {len(names)} of {len(listed)} selected benchmarks ({few(names, listed)}): {cause}"
+            for cause, names in by_cause.items()]
+
+
+def short_cause(cause: str, limit: int = 240) -> str:
+    """A cause without the file paths that tracebacks put in parentheses, nor a closing 'See ...'
+    pointer (protobuf's to its version guarantees), at most `limit` characters."""
+    cause = re.sub(r" \((?:/|[A-Za-z]:\\)[^)]*\)", "", cause)
+    cause = re.sub(r"(?<=\.) See \S.*$", "", cause)
+    return cause if len(cause) <= limit else cause[:limit - 3] + "..."
+
+
+def few(names: Sequence[str], listed: Sequence[str]) -> str:
+    """'tfserving-grpc/direct/*, msgpack/packb/png/1K and 3 more': a whole FORMAT/IMPL as one word."""
+    hit = set(names)
+    items: list[str] = []
+    for name in listed:
+        if name not in hit:
+            continue
+        group = name.split("/")[0] + "/" + name.split("/")[1]
+        whole = all(other in hit for other in listed if other.startswith(group + "/"))
+        item = f"{group}/*" if whole else name
+        if item not in items:
+            items.append(item)
+    shown = ", ".join(items[:SHOWN])
+    return shown + (f" and {len(items) - SHOWN} more" if len(items) > SHOWN else "")
+
+
+def name_sides(checked: Sequence[Checked]) -> list[Checked]:
+    """Each side named by the versions it imported of the distributions that an overlay put in, or
+    that differ between the sides: 'protobuf 6.33.6 (installed)', 'msgpack 1.1.2 (local: ./msgpack)'."""
+    display: dict[str, str] = {}  # normalized name -> the name as first seen
+    for item in checked:
+        for dist in [*(found.split()[0] for found in item.side.installed), *item.versions]:
+            display.setdefault(overlays.normalized(dist), dist)
+    versions = [{overlays.normalized(d): v for d, v in item.versions.items()} for item in checked if item.listed]
+    in_overlays = [overlays.normalized(found.split()[0]) for item in checked for found in item.side.installed]
+    differing = [key for key in display if len({found.get(key) for found in versions}) > 1]
+    named = list(dict.fromkeys([*in_overlays, *differing]))
+    out = []
+    for item in checked:
+        if not item.listed:
+            out.append(item)
+            continue
+        found = {overlays.normalized(d): v for d, v in item.versions.items()}
+        own = {overlays.normalized(installed.split()[0]) for installed in item.side.installed}
+        ran = []
+        for key in named:
+            version = found.get(key, "not found")
+            if version == "not found":
+                ran.append(f"{display[key]} not installed")
+            elif key in own:
+                ran.append(f"{display[key]} {version}{local_mark(item.side, key)}")
+            else:
+                ran.append(f"{display[key]} {version} (installed)")
+        out.append(dataclasses.replace(item, side=dataclasses.replace(item.side, ran=tuple(ran))))
+    return out
+
+
+def local_mark(side: Side, distribution: str) -> str:
+    """' (local: ./msgpack-1.1.2)' when a local build (a checkout, an sdist) put it in the overlay:
+    its version says nothing of its edits. A wheel file is a build already made, named by its version."""
+    spec = overlays.spec_of(side.overlay, distribution) if side.overlay else None
+    path = overlays.local_path(spec) if spec else None
+    if path is None or path.name.endswith(".whl"):
+        return ""
+    return f" (local: {path.name if path.is_file() else spec})"
+
+
+def common_benchmarks(checked: Sequence[Checked], say: Callable[[str], None]) -> list[str]:
+    """The benchmarks every side selects and can run, in the first side's order; a side that
+    selects nothing is refused in one line, and what is selected on one side only is said."""
+    for item in checked:
+        if not item.listed:
+            raise UsageError(f"{item.side.label} ({item.side.description}, {item.side.python}) "
+                             f"cannot run the selection: {item.why}")
+    everywhere = set.intersection(*(set(item.listed) for item in checked))
+    for item in checked:
+        elsewhere = [name for name in item.listed if name not in everywhere]
         if elsewhere:
-            say(f"only in {side.label}, not compared: {', '.join(elsewhere)}")
-        missing = [name for name in listed[0][0] if name not in names]
-        if missing and why:
-            say(f"{side.label} cannot run {len(missing)} selected benchmarks: {why}")
-    common = [name for name in listed[0][0] if name in everywhere]
+            say(f"only in {item.side.label}, not compared: {', '.join(elsewhere)}")
+    refused = set().union(*(item.failed for item in checked))
+    common = [name for name in checked[0].listed if name in everywhere and name not in refused]
     if not common:
-        raise UsageError("no benchmark is selected on both sides; see 'python -m serialbench list'")
+        raise UsageError("no selected benchmark runs on every side" + ("; the causes are above" if refused else ""))
+    if refused & everywhere:
+        say(f"left out before timing: {len(refused & everywhere)} benchmarks; {len(common)} go on")
     return common
 
 
@@ -64,3 +229,48 @@ def resolve_python(python: str) -> str:
     if not found:
         raise UsageError(f"interpreter {python!r} not found; give a path or a command on PATH (e.g. python3.12)")
     return found
+
+
+# --with SPEC for the commands that run in one process (profile, verify) and for the run -----------
+
+def run_with_overlay(command: str, argv: Sequence[str], specs: Sequence[str], say: Callable[[str], None]) -> int:
+    """`python -m serialbench COMMAND ARGV` again, with the overlay of `specs` first on sys.path: its
+    libraries are imported fresh, numpy's and protobuf's included, which an import in this process
+    could not undo. Returns the command's exit status."""
+    from serialbench.catalog.discovery import PACKAGE_DIR
+
+    directory, installed, _ = overlays.overlay(specs, sys.executable, say)
+    say(f"with {', '.join(installed) or 'nothing'} first on sys.path (overlay {directory})")
+    side = Side("with", PACKAGE_DIR.parent, overlay=directory)
+    env = {**worker_environment(side), ACTIVE_OVERLAY: str(directory)}
+    return subprocess.run([sys.executable, "-P", "-m", "serialbench", command, *argv], env=env).returncode
+
+
+def overlay_active() -> bool:
+    """Whether this process is the re-run of run_with_overlay (its overlay already on sys.path)."""
+    return bool(os.environ.get(ACTIVE_OVERLAY))
+
+
+def overlay_here(specs: Sequence[str], say: Callable[[str], None]) -> list[str]:
+    """The run's --with: the overlay first on this process's sys.path (the selection finds the
+    libraries it brings) and on PYTHONPATH, which pyperf passes to its workers. Returns what it holds."""
+    directory, installed, _ = overlays.overlay(specs, sys.executable, say)
+    say(f"with {', '.join(installed) or 'nothing'} first on sys.path (overlay {directory})")
+    inherited = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(directory), *([inherited] if inherited else [])])
+    sys.path.insert(0, str(directory))
+    return installed
+
+
+def sides_with_overlays(tree: Side, labels: Sequence[str], specs: Sequence[Sequence[str]],
+                        say: Callable[[str], None]) -> tuple[list[Side], dict[str, str]]:
+    """One side per label, each with its own overlay (sweep, bisect); a side whose install fails is
+    named, left out, and the others go on. Returns (sides, left out: label -> why)."""
+    sides, left_out = [], {}
+    for label, side_specs in zip(labels, specs):
+        try:
+            sides.append(with_environment(dataclasses.replace(tree, label=label), None, side_specs, say))
+        except UsageError as exc:
+            left_out[label] = str(exc)
+            say(f"{label}: left out: {exc}")
+    return sides, left_out

@@ -31,6 +31,8 @@ class Side:
     dirty: bool = False
     python_version: str = ""  # when the interpreter is what is compared
     own_serialbench: bool = True  # its serialbench is root's (not so for a foreign --cases repository)
+    libraries: tuple[str, ...] = ()  # distributions the selected cases use: their versions go in its files
+    ran: tuple[str, ...] = ()  # what it imported, as named: "protobuf 6.33.6 (installed)" (side_setup.py)
 
     @property
     def short(self) -> str:
@@ -38,14 +40,23 @@ class Side:
 
     @property
     def description(self) -> str:
-        """What this side is, in the words of what differs: '2c37bd4', 'tritonclient 2.45.0'."""
+        """What this side is, in the words of what differs: '2c37bd4', 'tritonclient 2.45.0',
+        'protobuf 6.33.6 (installed)', 'msgpack 1.1.2 (local: ./msgpack-1.1.2)'."""
         parts = []
         if self.revision:
             parts.append(self.short)
         if self.python_version:
             parts.append(f"python {self.python_version}")
-        parts.extend(self.installed or self.specs)
+        libraries = ", ".join(self.ran or self.installed or self.specs)
+        if libraries:
+            parts.append(libraries)
         return " ".join(parts) or self.short or "work tree"
+
+    @property
+    def distributions(self) -> tuple[str, ...]:
+        """The distributions whose versions its workers report: its overlay's, then its cases'."""
+        names = [installed.split()[0] for installed in self.installed]
+        return tuple(dict.fromkeys([*names, *self.libraries]))
 
 
 def worker_environment(side: Side) -> dict[str, str]:

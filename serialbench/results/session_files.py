@@ -2,10 +2,14 @@
 
 Value i of run r in one side's file was taken in the same cycle of the same round as value i of run
 r in the other's: that is what lets `report BASE.json HEAD.json` judge them paired, as compare did.
+Each file records, as a run's does, the date, the machine (CPU model and count), the side's worker's
+Python and pyperf's version, so that `report` heads it as it heads a run.
 """
 
 from __future__ import annotations
 
+import datetime
+import os
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -54,21 +58,41 @@ def side_metadata(side: Side, session_id: str) -> dict:
     return data
 
 
-def result_paths(sides: Sequence[Side], command: str = "compare") -> list[Path]:
-    """results/compare-<base>-<head>-{base,head}.json, with -2, -3... so nothing is overwritten."""
-    stem = command + "-" + "-".join(safe_stem(side.description) for side in sides)
-    return unique_paths(stem, [f"-{side.label.lower()}.json" for side in sides])
+def machine_metadata() -> dict:
+    """The machine as pyperf records it for a run: CPU model and count."""
+    data: dict = {"cpu_count": os.cpu_count() or 0}
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            model = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "")
+    except OSError:
+        model = ""
+    if model:
+        data["cpu_model_name"] = model
+    return data
+
+
+def result_paths(sides: Sequence[Side], command: str = "compare", stem: str | None = None) -> list[Path]:
+    """results/compare-<base>-<head>-{base,head}.json, with -2, -3... so nothing is overwritten; a
+    sweep gives its own stem (its sides' descriptions would make a name too long)."""
+    stem = stem or command + "-" + "-".join(safe_stem(side.description) for side in sides)
+    return unique_paths(stem, [f"-{safe_stem(side.label).lower()}.json" for side in sides])
 
 
 def write_session_files(session: Session, sides: Sequence[Side], say: Callable[[str], None],
-                        command: str = "compare") -> list[Path]:
+                        command: str = "compare", stem: str | None = None) -> list[Path]:
     """One pyperf file per side, in results/: what each side ran, its values round by round."""
     session_id = uuid.uuid4().hex[:12]
+    started = datetime.datetime.now() - datetime.timedelta(seconds=session.seconds)
+    common = {"date": started.isoformat(" ", "seconds"), "perf_version": pyperf.__version__, **machine_metadata()}
     written = []
-    for side, path in zip(sides, result_paths(sides, command)):
-        metadata = side_metadata(side, session_id)
-        imported = session.hello.get(side.label, {}).get("versions", {})
-        metadata.update({f"{name.replace('-', '_')}_version": version for name, version in imported.items()})
+    for side, path in zip(sides, result_paths(sides, command, stem)):
+        hello = session.hello.get(side.label, {})
+        metadata = {**common, **side_metadata(side, session_id)}
+        if hello.get("python"):
+            metadata["python_version"] = hello["python"]
+        imported = hello.get("versions", {})
+        metadata.update({f"{name.replace('-', '_')}_version": version for name, version in imported.items()
+                         if version != "not found"})
         benches = session_benchmarks(session, side.label, metadata)
         if benches:
             pyperf.BenchmarkSuite(benches).dump(str(path))

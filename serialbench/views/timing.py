@@ -136,6 +136,8 @@ def header_lines(results: ResultFile, role: str = "") -> list[str]:
         f"  {when}; {machine}; Python {str(meta.get('python_version', '?')).split(' ')[0]}; "
         f"pyperf {meta.get('perf_version', '?')}",
     ]
+    if meta.get("serialbench_side"):  # one side of a compare (or sweep) session: what it ran
+        lines.append(f"  side: {meta['serialbench_side']}")
     versions = results.library_versions()
     if versions:
         lines.append("  libraries: " + ", ".join(f"{name} {version}" for name, version in versions.items()))

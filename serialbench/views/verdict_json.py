@@ -1,0 +1,104 @@
+"""Machine-readable verdicts (`--json FILE`) of compare, sweep and bisect, and a sweep's read back (--merge).
+
+Changes are fractions (+0.05: 5% more time), times are seconds per op, verdicts are the table's
+words; a number that is not finite (an interval that a round or two cannot give) is null.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+
+from serialbench.core.errors import UsageError
+from serialbench.verdicts.paired import Row
+from serialbench.verdicts.steps import Step, Sweep, SweepRow
+
+SWEEP_FORMAT = 1
+
+
+def _number(value: float | None, digits: int = 6) -> float | None:
+    if value is None or not math.isfinite(value):
+        return None
+    return float(f"{value:.{digits}g}")
+
+
+def _dump(data: dict) -> str:
+    return json.dumps(data, indent=1) + "\n"
+
+
+def compare_json(rows: Sequence[Row], base: str, head: str, min_effect: float,
+                 failed: Mapping[str, str] | None = None) -> str:
+    return _dump({
+        "base": base, "head": head, "min_effect": min_effect,
+        "benchmarks": [{"name": row.name, "base_median": _number(row.base), "head_median": _number(row.head),
+                        **_change(row.verdict.change, row.verdict.low, row.verdict.high, row.verdict.verdict,
+                                  row.verdict.rounds)} for row in rows],
+        "failed": dict(failed or {}),
+    })
+
+
+def _change(change: float, low: float, high: float, verdict: str, rounds: int) -> dict:
+    interval = low > -1  # -1 (-100%) stands for no interval
+    return {"change": _number(change), "low": _number(low) if interval else None,
+            "high": _number(high) if interval else None, "verdict": verdict, "rounds": rounds}
+
+
+def _step(step: Step) -> dict:
+    return {"from": step.before, "to": step.after,
+            **_change(step.change, step.low, step.high, step.verdict, step.rounds)}
+
+
+def sweep_json(sweep: Sweep) -> str:
+    return _dump({
+        "sides": sweep.sides,
+        "benchmarks": [{"name": row.name, "medians": [_number(row.median(side)) for side in sweep.sides],
+                        "steps": [_step(step) for step in row.steps],
+                        "from_anchor": [_step(step) for step in row.from_anchor]} for row in sweep.rows],
+        "anchor": sweep.anchor, "min_effect": sweep.min_effect, "machines": sweep.machines,
+        "releases": sweep.releases, "own": sweep.own,
+        "shard": f"{sweep.shard[0]}/{sweep.shard[1]}" if sweep.shard else None,
+        "left_out": sweep.left_out, "format": SWEEP_FORMAT,
+    })
+
+
+def sweep_from_json(text: str, path: str) -> Sweep:
+    """A sweep's --json file back (for --merge); anything else is a one-line UsageError."""
+    try:
+        data = json.loads(text)
+        sides = data["sides"]
+        rows = []
+        for bench in data["benchmarks"]:
+            ran = [(side, median) for side, median in zip(sides, bench["medians"]) if median is not None]
+            rows.append(SweepRow(bench["name"], tuple(s for s, _ in ran), tuple(m for _, m in ran),
+                                 tuple(_read_step(s) for s in bench["steps"]),
+                                 tuple(_read_step(s) for s in bench["from_anchor"])))
+        shard = tuple(int(part) for part in data["shard"].split("/")) if data.get("shard") else None
+        return Sweep(sides, rows, data["min_effect"], data.get("machines", {}), data.get("releases") or sides,
+                     data.get("own") or sides, shard, data.get("left_out", {}))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UsageError(f"{path} is not a sweep's --json file ({type(exc).__name__}: {exc}); give the files "
+                         "that 'sweep --json FILE' wrote") from None
+
+
+def _read_step(data: dict) -> Step:
+    low = data["low"] if data["low"] is not None else -1.0
+    high = data["high"] if data["high"] is not None else math.inf
+    change = data["change"] if data["change"] is not None else math.nan
+    return Step(data["from"], data["to"], change, low, high, data["verdict"], data.get("rounds", 0))
+
+
+def bisect_json(benchmark: str, good: str, bad: str, answer: Step | None, uncertain: str | None,
+                sessions: Sequence[dict]) -> str:
+    return _dump({
+        "benchmark": benchmark, "good": good, "bad": bad,
+        "changed_at": answer.after if answer and answer.changed else None,
+        "previous": answer.before if answer and answer.changed else None,
+        "change": _number(answer.change) if answer else None,
+        "low": _number(answer.low) if answer and answer.low > -1 else None,
+        "high": _number(answer.high) if answer and answer.low > -1 else None,
+        "verdict": answer.verdict if answer else None,
+        "uncertain": uncertain,
+        "sessions": [{"sides": session["sides"], "rounds": session["rounds"], "minutes": session["minutes"],
+                      "steps": [_step(step) for step in session["steps"]]} for session in sessions],
+    })
