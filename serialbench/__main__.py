@@ -22,9 +22,12 @@ COMMANDS = {
     "memory": ("memory", "memory per op of a result file's benchmarks (a separate tracemalloc pass)"),
     "profile": ("profile", "run one benchmark under a profiler"),
     "compare": ("compare", "interleaved timing of two sides: revisions, library versions, interpreters"),
+    "sweep": ("sweep", "interleaved timing of a library's releases: the release where each benchmark changed"),
+    "bisect": ("bisect", "the first release after GOOD whose cost of one benchmark differs, by paired sessions"),
     "calibrate": ("calibrate", "A/A and injected-slowdown self-check of compare"),
     "check-harness": ("check_harness", "time a panel three ways (run, compare, a plain loop) and flag disagreement"),
     "budget": ("budget", "wall time of the --fast suite, one format and compare on this machine"),
+    "cache": ("cache", "list or prune the library overlays of --with, --base-with/--head-with, sweep and bisect"),
 }
 
 

@@ -1,0 +1,205 @@
+"""`python -m serialbench sweep SPEC SPEC ...`: how a library's cost moved over its releases.
+
+Each SPEC is a side with its own overlay, as compare's --base-with (measure/side_setup.py); a range
+expands to the index's releases in it (measure/releases.py). Every side is checked before any
+timing: a side that fails to install or runs none of the selection is named and left out, and a
+benchmark runs on the sides that can run it. All sides are timed in one interleaved session (one
+per set of sides, when some refuse some benchmarks), a new order each round, with the adaptive
+rounds of compare. The verdicts are on each adjacent step, corrected across every step and
+benchmark (verdicts/steps.py); the table shows each release's change against the first, the anchor
+(views/sweep_table.py). `--shard K/N` times one part of the releases, with the anchor and the
+release before the part; `--merge` joins the parts' --json files into one table.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from pathlib import Path
+
+from serialbench.commands import options
+from serialbench.commands.options import (
+    add_filter_arguments,
+    add_index_arguments,
+    add_session_arguments,
+    add_with_argument,
+    budget_from,
+    filter_args,
+    interrupt_on_sigterm,
+    new_output,
+)
+from serialbench.commands.options import parser as make_parser
+from serialbench.core import stats
+from serialbench.core.errors import UsageError
+from serialbench.measure import overlays, releases
+from serialbench.measure.schedule import Budget, Session, run_session
+from serialbench.measure.side_setup import check_selection, check_sides, sides_with_overlays
+from serialbench.measure.sides import Side
+from serialbench.measure.worktrees import work_tree
+from serialbench.results.paths import safe_stem
+from serialbench.results.session_files import machine_metadata, write_session_files
+from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_rows
+from serialbench.views.sweep_table import format_sweep, markdown_sweep
+from serialbench.views.verdict_json import sweep_from_json, sweep_json
+
+
+def make_cli():
+    cli = make_parser("sweep", "Time a library's releases (or any sides) in one interleaved session and say at "
+                               "which release each benchmark changed.")
+    cli.add_argument("specs", nargs="*", metavar="SPEC",
+                     help=f"a side, in order (the first is the anchor): {overlays.SPEC_HELP}, or a range, "
+                          "'tritonclient>=2.44,<=2.50': every release the index has in it")
+    cli.add_argument("--steps", type=int, metavar="N", help="time N of the releases, spread evenly, always the "
+                                                            "first and the last")
+    cli.add_argument("--shard", metavar="K/N", help="time the K-th of N parts of the releases (with the anchor "
+                                                    "and the release before the part); join them with --merge")
+    cli.add_argument("--merge", nargs="+", metavar="FILE", help="join the --json files of a sweep's parts into "
+                                                                "one table (no timing)")
+    add_with_argument(cli, "every side (e.g. a dependency at one version)")
+    add_index_arguments(cli)
+    add_filter_arguments(cli)
+    add_session_arguments(cli)
+    cli.add_argument("--json", metavar="FILE", help="also write the table as JSON (keys: sides, benchmarks)")
+    cli.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
+    cli.add_argument("--plot", metavar="FILE.png", help="also plot each benchmark's time against release")
+    return cli
+
+
+def say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def run(argv: list[str]) -> int:
+    args = make_cli().parse_args(argv)
+    for option, path in (("--json", args.json), ("--markdown", args.markdown), ("--plot", args.plot)):
+        new_output(path, option)
+    if args.merge:
+        if args.specs or args.shard:
+            raise UsageError("--merge joins finished parts: give it the parts' --json files and no SPEC or --shard")
+        parts = [sweep_from_json(read(path), path) for path in args.merge]
+        sweep = merge(parts)
+        return output(sweep, args, f"{len(parts)} parts merged; each step's verdict is from the part that timed "
+                                   "both of its releases")
+    if not args.specs:
+        raise UsageError("give the sides to sweep: two SPECs or more, or a range such as 'tritonclient>=2.44,<=2.50'")
+    budget = budget_from(args)
+    min_effect = options.min_effect(args)
+    shard = releases.parse_shard(args.shard)
+    check_selection(args.case_dirs, args.patterns, args.tier, args.input)
+    releases.use_index(args.index_url, args.find_links)
+    specs = releases.spread([s for spec in args.specs for s in releases.expand(spec, sys.executable)], args.steps)
+    if len(specs) < 2:
+        raise UsageError(f"one side ({specs[0]}) is nothing to sweep: give two SPECs or more, or a range")
+    all_labels = releases.labels(specs)
+    labels, own = all_labels, all_labels
+    if shard:
+        label_of = dict(zip(specs, all_labels))
+        specs, own_specs = releases.shard(specs, *shard)
+        labels, own = [label_of[s] for s in specs], [label_of[s] for s in own_specs]
+        say(f"part {shard[0]}/{shard[1]}: {', '.join(labels)}")
+    interrupt_on_sigterm()
+    started = time.monotonic()
+    with work_tree(args.case_dirs) as tree:
+        sides, left_out = sides_with_overlays(tree, labels, [[spec, *args.with_specs] for spec in specs], say)
+        checked = check_sides(sides, filter_args(args.patterns, args.tier, args.input), say)
+        for item in checked:
+            if not item.runnable:
+                left_out[item.side.label] = item.why or "it runs none of the selected benchmarks (causes above)"
+                say(f"{item.side.label}: left out: {left_out[item.side.label]}")
+        usable = [item for item in checked if item.runnable]
+        if len(usable) < 2:
+            raise UsageError(f"fewer than two sides can run the selection ({len(usable)}); nothing to sweep")
+        groups = side_groups(usable)
+        table_size = sum((len(group_sides) - 1) * len(names) for group_sides, names in groups)
+        shares = stats.look_shares(len(budget.looks))
+        parts, interrupted = [], False
+        for index, (group_sides, names) in enumerate(groups):
+            judges = StepJudges([side.label for side in group_sides], min_effect, table_size, shares)
+            say(f"{len(names)} benchmarks on {len(group_sides)} sides ({', '.join(s.label for s in group_sides)}), "
+                f"looks after {', '.join(map(str, budget.looks))} rounds")
+            session = run_session(group_sides, names, share_of(budget, groups, index, time.monotonic() - started),
+                                  judges.look, say)
+            parts.append((session, judges))
+            stem = f"sweep-{safe_stem(group_sides[0].description)}-to-{safe_stem(group_sides[-1].description)}"
+            write_session_files(session, group_sides, say, "sweep", stem)
+            if session.interrupted:
+                interrupted = True
+                break
+    columns = [item.side.label for item in usable]
+    order = {name: index for index, name in enumerate(n for item in usable for n in item.listed)}
+    rows = sorted(sweep_rows(parts, min_effect), key=lambda row: order.get(row.name, len(order)))
+    sweep = Sweep(columns, rows, min_effect, machines(parts), all_labels, [c for c in own if c in columns], shard,
+                  left_out)
+    failed = {name: why for session, _ in parts for name, why in session.failed.items()}
+    rounds = max((session.rounds for session, _ in parts), default=0)
+    status = output(sweep, args, f"{len(rows)} benchmarks x {len(columns)} sides, {rounds} rounds at most, "
+                                 f"in {(time.monotonic() - started) / 60:.1f} min")
+    if failed:
+        print(f"{len(failed)} not compared: " + "; ".join(f"{n}: {w}" for n, w in failed.items()))
+        status = 1
+    if interrupted:
+        say("interrupted: the table is of the rounds taken; exit status 130")
+        return 130
+    return status
+
+
+def read(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError as exc:
+        raise UsageError(f"--merge {path}: {exc.strerror}; give the --json files of a sweep's parts") from None
+
+
+def side_groups(usable) -> list[tuple[list[Side], list[str]]]:
+    """The benchmarks grouped by the sides that can run them (one group when no side refuses any),
+    the largest group first; a benchmark that fewer than two sides run is left out, and said."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for name in dict.fromkeys(n for item in usable for n in item.listed):
+        running = tuple(item.side.label for item in usable if name in item.runnable)
+        if len(running) >= 2:
+            groups.setdefault(running, []).append(name)
+        else:
+            say(f"{name}: left out, {'only ' + running[0] if running else 'no side'} can run it")
+    by_label = {item.side.label: item.side for item in usable}
+    ordered = sorted(groups.items(), key=lambda item: -len(item[0]) * len(item[1]))
+    return [([by_label[label] for label in labels], names) for labels, names in ordered]
+
+
+def share_of(budget: Budget, groups, index: int, spent: float) -> Budget:
+    """The time left, shared among the sessions left by their size (sides x benchmarks)."""
+    if budget.max_seconds is None:
+        return budget
+    work = [len(sides) * len(names) for sides, names in groups[index:]]
+    left = max(budget.max_seconds - spent, 1.0)
+    return Budget(budget.looks, left * work[0] / sum(work), budget.min_time)
+
+
+def machines(parts: list[tuple[Session, StepJudges]]) -> dict[str, dict]:
+    """Where each side was timed: this host, its CPU, and the side's worker's Python."""
+    machine = machine_metadata()
+    found = {}
+    for session, judges in parts:
+        for label in judges.labels:
+            found.setdefault(label, {"host": socket.gethostname(), "cpu": machine.get("cpu_model_name", "unknown CPU"),
+                                     "cpus": machine["cpu_count"],
+                                     "python": session.hello.get(label, {}).get("python", "?")})
+    return found
+
+
+def output(sweep: Sweep, args, closing: str) -> int:
+    print(format_sweep(sweep))
+    print(closing)
+    if args.json:
+        Path(args.json).write_text(sweep_json(sweep))
+        say(f"JSON: {args.json}")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown_sweep(sweep))
+        say(f"Markdown table: {args.markdown}")
+    if args.plot and sweep.rows:
+        from serialbench.views.sweep_plot import plot_sweep
+
+        plot_sweep(sweep, args.plot)
+        say(f"plot: {args.plot}")
+    return 0
+

@@ -1,0 +1,144 @@
+"""sweep's table: one column per release, a line per benchmark naming where it changed, the legend.
+
+The anchor's column gives the median time per op; every later column the change against the anchor.
+A mark after a change says what the step into that release (from the previous column) was: `*` a
+step (slower or faster), `?` too noisy to tell. The same cells print as text and as Markdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from serialbench.core import stats
+from serialbench.core.formatting import format_change, format_time
+from serialbench.core.tables import markdown_table as render_markdown
+from serialbench.core.tables import text_table
+from serialbench.verdicts.steps import Step, Sweep, SweepRow
+
+MARKS = {stats.SLOWER: " *", stats.FASTER: " *", stats.TOO_NOISY: " ?", stats.NO_CHANGE: "  "}
+
+
+def machine_letters(sweep: Sweep) -> dict[str, str]:
+    """A letter per distinct machine, when the columns come from more than one."""
+    keys = list(dict.fromkeys(_machine_key(sweep.machines.get(side, {})) for side in sweep.sides))
+    if len(keys) <= 1:
+        return {}
+    return {side: chr(ord("A") + keys.index(_machine_key(sweep.machines.get(side, {})))) for side in sweep.sides}
+
+
+def _machine_key(machine: dict) -> tuple:
+    return machine.get("host", "?"), machine.get("cpu", "?"), machine.get("cpus", "?")
+
+
+def cells(sweep: Sweep) -> list[list]:
+    letters = machine_letters(sweep)
+    header: list = ["benchmark"]
+    for side in sweep.sides:
+        header.append([side, f"[{letters[side]}]"] if letters else side)
+    table = [header]
+    for row in sweep.rows:
+        line = [row.name]
+        for side in sweep.sides:
+            line.append(_cell(row, side, sweep.anchor))
+        table.append(line)
+    return table
+
+
+def _cell(row: SweepRow, side: str, anchor: str) -> str:
+    if side not in row.sides:
+        return "-"
+    if side == row.sides[0]:
+        return format_time(row.median(side)) + ("  " if side == anchor else " (first)")
+    step = row.step_into(side)
+    against = row.against_anchor(side)
+    text = format_change(against.change) if against else format_time(row.median(side))
+    return text + (MARKS.get(step.verdict, "  ") if step else "  ")
+
+
+def step_lines(rows: Sequence[SweepRow]) -> list[str]:
+    """Per benchmark: each release where it changed, or that none did."""
+    lines = []
+    for row in rows:
+        changed = [step for step in row.steps if step.changed]
+        noisy = [step.after for step in row.steps if step.verdict == stats.TOO_NOISY]
+        if changed:
+            text = "; ".join(describe(step) for step in changed)
+        else:
+            text = "no step" if not noisy else "no step found"
+        if noisy:
+            text += f" (too noisy to tell at {', '.join(noisy)})"
+        lines.append(f"{row.name}: {text}")
+    return lines
+
+
+def describe(step: Step) -> str:
+    """'faster at 2.46.0, -51.0% [-52.1%, -49.8%]'."""
+    return f"{step.verdict} at {step.after}, {change_text(step)}"
+
+
+def change_text(step: Step) -> str:
+    """'-51.0% [-52.1%, -49.8%]' (no interval when the rounds cannot give one)."""
+    interval = f" [{format_change(step.low)}, {format_change(step.high)}]" if step.low > -1 else ""
+    return format_change(step.change) + interval
+
+
+def summary(rows: Sequence[SweepRow]) -> str:
+    """Which releases changed, and how many benchmarks at each."""
+    at: dict[str, list[str]] = {}
+    for row in rows:
+        for step in row.steps:
+            if step.changed:
+                at.setdefault(step.after, []).append(step.verdict)
+    if not at:
+        return "no release changed any benchmark"
+    parts = []
+    for release, words in at.items():
+        counts = {word: words.count(word) for word in (stats.SLOWER, stats.FASTER) if word in words}
+        parts.append(f"{release} ({', '.join(f'{n} {word}' for word, n in counts.items())})")
+    return "steps at " + ", ".join(parts)
+
+
+def left_out(sweep: Sweep) -> list[str]:
+    return [f"left out: {side}: {why}" for side, why in sweep.left_out.items()]
+
+
+def legend(sweep: Sweep) -> list[str]:
+    lines = [f"{sweep.anchor} (the anchor): median time per op. Later columns: change against the anchor (median "
+             "over a round's cycles of side/anchor - 1, 20% trimmed mean over the rounds). * after a change: the "
+             "step from the previous column to this one is slower or faster, at 5% after the correction across "
+             "every step and benchmark of the table and at least the minimum effect "
+             f"({sweep.min_effect * 100:g}%); ?: too noisy to tell; -: not run (refused); (first): the median of the "
+             "first side that ran a benchmark the anchor refused, the changes of that row against it."]
+    letters = machine_letters(sweep)
+    if letters:
+        seen = {}
+        for side, letter in letters.items():
+            seen.setdefault(letter, sweep.machines.get(side, {}))
+        lines.append("Machines: " + "; ".join(f"[{letter}] {_machine_text(m)}" for letter, m in seen.items()))
+    elif sweep.machines:
+        lines.append("Machine: " + _machine_text(next(iter(sweep.machines.values()))))
+    if sweep.shard:
+        lines.append(f"Part {sweep.shard[0]}/{sweep.shard[1]} of a sweep of {', '.join(sweep.releases)}: "
+                     "merge the parts' --json files with 'sweep --merge'.")
+    return lines
+
+
+def _machine_text(machine: dict) -> str:
+    return (f"{machine.get('host', '?')}: {machine.get('cpu', 'unknown CPU')}, {machine.get('cpus', '?')} CPUs, "
+            f"Python {machine.get('python', '?')}")
+
+
+def format_sweep(sweep: Sweep) -> str:
+    lines = text_table(cells(sweep), left=(0,))
+    out = [*lines, "", *step_lines(sweep.rows), "", summary(sweep.rows), *left_out(sweep), *sweep.notes,
+           *legend(sweep)]
+    return "\n".join(out)
+
+
+def markdown_sweep(sweep: Sweep) -> str:
+    header, *body = cells(sweep)
+    lines = render_markdown([header, *[[f"`{row[0]}`", *(cell.strip() for cell in row[1:])] for row in body]],
+                            left=(0,))
+    bullets = [f"- `{line.split(': ', 1)[0]}`: {line.split(': ', 1)[1]}" for line in step_lines(sweep.rows)]
+    paragraphs = [summary(sweep.rows), *left_out(sweep), *sweep.notes, *legend(sweep)]
+    return "\n".join([*lines, "", *bullets, "", *(line + "\n" for line in paragraphs)])

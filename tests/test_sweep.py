@@ -1,0 +1,184 @@
+"""sweep across a library's releases: a toy library made in the test at four versions (v1 and v2
+equal, v3 doing clearly more work, v4 equal to v3) as local wheels, found through pip's
+--find-links (no package index is reached); shard and merge, and the table, on hand-built data."""
+
+import json
+import math
+import os
+import sys
+import textwrap
+
+import pytest
+
+from serialbench.core import stats
+from serialbench.core.errors import UsageError
+from serialbench.measure import releases
+from serialbench.verdicts.steps import Step, Sweep, SweepRow, merge
+from serialbench.views.sweep_table import format_sweep
+from serialbench.views.verdict_json import sweep_from_json, sweep_json
+from tests.test_compare import LIBRARY_CASES, broken_wheel, make_wheel, run_serialbench
+
+VERSIONS = {"1.0": 0, "2.0": 0, "3.0": 3, "4.0": 3}  # extra copies of the tensor per op
+# Fixed rounds and a minimum effect that an unchanged step cannot reach by noise on a loaded machine.
+SMALL = ["--rounds", "8", "--min-effect", "10", "--tier", "10K", "-b", "lib/toylib"]
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sweep")
+    (root / "cases").mkdir()
+    (root / "cases" / "lib.py").write_text(textwrap.dedent(LIBRARY_CASES))
+    (root / "wheels").mkdir()
+    for version, extra in VERSIONS.items():
+        make_wheel(root / "wheels", version, extra)
+    env = {"XDG_CACHE_HOME": str(root / "cache"), "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(root / "wheels")}
+    return {"root": root, "cases": root / "cases", "env": env}
+
+
+def written_results(stderr):
+    return [line.split(" results: ", 1)[1] for line in stderr.splitlines() if " results: " in line]
+
+
+@pytest.fixture(scope="module")
+def swept(toy):
+    out = toy["root"] / "sweep.json"
+    done = run_serialbench("sweep", "toylib>=1,<=4", "--cases", toy["cases"], *SMALL, "--json", out, env=toy["env"])
+    yield done, json.loads(out.read_text()) if out.exists() else None
+    for path in written_results(done.stderr):
+        os.remove(path)
+
+
+def test_a_range_sweeps_every_release_and_finds_the_one_step_at_v3(swept):
+    done, data = swept
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert data["sides"] == ["1.0", "2.0", "3.0", "4.0"]
+    (bench,) = data["benchmarks"]
+    flagged = [(step["to"], step["verdict"]) for step in bench["steps"] if step["verdict"] in ("slower", "faster")]
+    assert flagged == [("3.0", "slower")], done.stdout
+    assert bench["steps"][1]["change"] > 1.0  # three more copies than one
+    assert "lib/toylib/float32/10K: slower at 3.0, +" in done.stdout
+
+
+def test_every_side_is_timed_in_one_interleaved_session_and_writes_its_file(swept):
+    done, _ = swept
+    assert "1 benchmarks on 4 sides (1.0, 2.0, 3.0, 4.0)" in done.stderr
+    written = written_results(done.stderr)
+    assert [os.path.basename(p).rsplit("-", 1)[1] for p in written] == ["1.0.json", "2.0.json", "3.0.json",
+                                                                        "4.0.json"]
+
+
+def test_a_side_whose_install_fails_is_named_and_left_out_and_one_that_refuses_a_case_skips_it(toy, tmp_path):
+    broken = broken_wheel(tmp_path, "0.9")  # its import fails: lib/toylib is refused, lib/plain runs
+    done = run_serialbench("sweep", broken, "toylib==1.0", "toylib==9.0", "toylib==3.0", "--cases", toy["cases"],
+                           "--rounds", "2", "--tier", "1K", "-b", "lib/*", env=toy["env"])
+    for path in written_results(done.stderr):
+        os.remove(path)
+    assert done.returncode == 0, done.stderr
+    assert "toylib 9.0: left out: cannot install 'toylib==9.0'" in done.stderr
+    assert "toylib-0.9 cannot run 1 of 2 selected benchmarks (lib/toylib/*): ImportError" in done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["benchmark", "toylib-0.9", "toylib", "1.0", "toylib", "3.0"]
+    assert lines[1].split()[:2] == ["lib/toylib/float32/1K", "-"] and lines[2].startswith("lib/plain/float32/1K")
+
+
+def test_releases_of_a_range_come_from_the_local_index(toy, monkeypatch):
+    for name, value in toy["env"].items():
+        monkeypatch.setenv(name, value)
+    assert releases.expand("toylib>=2,<4", sys.executable) == ["toylib==2.0", "toylib==3.0"]
+    assert releases.expand("toylib==2.0", sys.executable) == ["toylib==2.0"]
+    assert releases.between("toylib", "1.0", "3.0", sys.executable) == ["1.0", "2.0", "3.0"]
+    with pytest.raises(UsageError, match="no release of toylib in that range"):
+        releases.expand("toylib>=7", sys.executable)
+
+
+def test_steps_spread_evenly_keeping_first_and_last_and_shards_carry_the_anchor():
+    items = [f"v{i}" for i in range(1, 12)]
+    assert releases.spread(items, 4) == ["v1", "v4", "v8", "v11"]
+    assert releases.spread(items, None) == items
+    assert releases.shard(items, 1, 3) == (["v1", "v2", "v3", "v4"], ["v1", "v2", "v3", "v4"])
+    assert releases.shard(items, 2, 3) == (["v1", "v4", "v5", "v6", "v7"], ["v1", "v5", "v6", "v7"])
+    assert releases.shard(items, 3, 3) == (["v1", "v7", "v8", "v9", "v10", "v11"], ["v1", "v8", "v9", "v10", "v11"])
+    owned = [side for k in (1, 2, 3) for side in releases.shard(items, k, 3)[1][1:]]
+    assert owned == items[1:]  # disjoint parts that cover every release after the anchor
+    assert releases.labels(["tritonclient==2.44.0", "tritonclient==2.46.0"]) == ["2.44.0", "2.46.0"]
+    assert releases.labels(["msgpack==1.0.8", "orjson==3.9.15"]) == ["msgpack 1.0.8", "orjson 3.9.15"]
+    assert releases.is_range("tritonclient>=2.44,<=2.50") and not releases.is_range("tritonclient==2.44.0")
+
+
+# --- the table, JSON, shard and merge, from hand-built data ---------------------------------------
+
+def step(before, after, change, word, rounds=16):
+    return Step(before, after, change, change - 0.02, change + 0.02, word, rounds, 0.03)
+
+
+SIDES = ["2.40.0", "2.44.0", "2.45.0", "2.46.0", "2.50.0"]
+FASTER_AT_46 = [0.001, -0.002, -0.46, 0.003]  # each adjacent step's change
+STEADY = [0.002, 0.001, -0.001, 0.0]
+
+
+def full_row(name, changes, anchor_median):
+    steps, anchored, medians, level = [], [], [anchor_median], 1.0
+    for before, after, change in zip(SIDES, SIDES[1:], changes):
+        word = stats.FASTER if change < -0.1 else stats.NO_CHANGE
+        steps.append(step(before, after, change, word))
+        level *= 1 + change
+        medians.append(anchor_median * level)
+        anchored.append(step(SIDES[0], after, level - 1, word if after == "2.46.0" or level < 0.9 else
+                             stats.NO_CHANGE))
+    return SweepRow(name, tuple(SIDES), tuple(medians), tuple(steps), tuple(anchored))
+
+
+MACHINE = {"host": "ci-a", "cpu": "AMD EPYC 7B13", "cpus": 2, "python": "3.11.7"}
+ROWS = [full_row("triton-binary/tritonclient/int32x3/1M", FASTER_AT_46, 3.78e-3),
+        full_row("triton-binary/tritonclient/float32/100K", STEADY, 61.2e-6)]
+FULL = Sweep(SIDES, ROWS, 0.02, {side: MACHINE for side in SIDES}, SIDES, SIDES)
+
+
+def part(sides, own, index, machine=MACHINE):
+    """What `sweep --shard index/2` of SIDES would have measured, from the same rounds."""
+    rows = []
+    for row in ROWS:
+        medians = tuple(row.median(side) for side in sides)
+        anchored = [row.against_anchor(side) for side in sides[1:]]
+        steps = [row.step_into(after) if row.step_into(after).before == before else row.against_anchor(after)
+                 for before, after in zip(sides, sides[1:])]
+        rows.append(SweepRow(row.name, tuple(sides), medians, tuple(steps), tuple(anchored)))
+    return Sweep(list(sides), rows, 0.02, {side: machine for side in sides}, SIDES, list(own), (index, 2))
+
+
+def test_two_shards_merge_into_the_table_of_one_sweep():
+    sides_1, own_1 = releases.shard(SIDES, 1, 2)
+    sides_2, own_2 = releases.shard(SIDES, 2, 2)
+    assert (sides_1, sides_2, own_2) == (SIDES[:3], ["2.40.0", "2.45.0", "2.46.0", "2.50.0"],
+                                         ["2.40.0", "2.46.0", "2.50.0"])
+    parts = [sweep_from_json(sweep_json(part(s, o, k)), f"part{k}.json")
+             for k, (s, o) in enumerate([(sides_1, own_1), (sides_2, own_2)], start=1)]
+    merged = merge(parts)
+    assert merged.sides == SIDES
+    assert merged.rows == sweep_from_json(sweep_json(FULL), "full.json").rows
+    assert format_sweep(merged) == format_sweep(sweep_from_json(sweep_json(FULL), "full.json"))
+
+
+def test_a_merge_of_parts_from_different_cpus_warns_and_names_each_columns_machine():
+    other = {"host": "ci-b", "cpu": "Intel Xeon 8375C", "cpus": 4, "python": "3.11.7"}
+    parts = [part(*releases.shard(SIDES, 1, 2), 1), part(*releases.shard(SIDES, 2, 2), 2, other)]
+    text = format_sweep(merge(parts))
+    assert "warning: the parts ran on different CPUs" in text
+    header = text.splitlines()[1].split()
+    assert header[0] == "[A]" and header[-1] == "[B]"
+    assert "[B] ci-b: Intel Xeon 8375C, 4 CPUs" in text
+
+
+def test_a_file_that_is_not_a_sweeps_json_is_one_line(tmp_path):
+    path = tmp_path / "other.json"
+    path.write_text('{"base": "x"}')
+    done = run_serialbench("sweep", "--merge", path)
+    assert done.returncode == 2 and "is not a sweep's --json file" in done.stderr
+
+
+def test_json_keeps_null_for_what_has_no_number():
+    row = SweepRow("a/b/float32/1K", ("1.0", "2.0"), (1e-6, 2e-6),
+                   (Step("1.0", "2.0", 1.0, -1.0, math.inf, stats.TOO_NOISY, 2),), ())
+    data = json.loads(sweep_json(Sweep(["1.0", "2.0"], [row], 0.02)))
+    assert data["benchmarks"][0]["steps"][0] == {"from": "1.0", "to": "2.0", "change": 1.0, "low": None,
+                                                 "high": None, "verdict": "too noisy to tell", "rounds": 2}
