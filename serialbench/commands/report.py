@@ -78,7 +78,8 @@ def run(argv: list[str]) -> int:
         from serialbench.views.plot import plot_results
 
         try:
-            plot_results(loaded[-1], selected, args.plot, base=loaded[0] if len(loaded) == 2 else None)
+            plot_results(loaded[-1], selected, args.plot, base=loaded[0] if len(loaded) == 2 else None,
+                         verdicts={c.name: (c.verdict, c.change) for c in changes} if len(loaded) == 2 else None)
         except OSError as exc:
             raise UsageError(f"--plot {args.plot}: cannot write it ({exc.strerror or exc})") from None
         print(f"plot: {args.plot}")

@@ -5,18 +5,23 @@ a grid of small multiples: one column per input kind, and one row per format wit
 implementation (decoders dashed), its legend to the right of the row. With two formats or more, a
 first row draws the fastest encoder of each format at each tier: the answer at a glance. Every
 panel draws baseline/tobytes as the thick black memcpy floor (and baseline/noop, the harness
-overhead, in grey), and the panels of a column share their y axis so rows compare by eye. With a
-BASE file (two-file report), BASE's lines are drawn faintly behind.
+overhead, in grey), taken from the file even when the selection leaves them out (`-b 'msgpack/*'`),
+and the panels of a column share their y axis so rows compare by eye; its limits are ticks, so
+that no point sits above the highest label or below the lowest. With a BASE file (two-file report),
+BASE's lines are drawn faintly behind, the title names both sides by what they ran, and each NEW
+point that `report` judged slower or faster carries a marker and its change.
 Imported only when `report --plot` is used: matplotlib is slow to import.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import os
+from collections.abc import Mapping, Sequence
 
 from serialbench.catalog.inputs import tier_order, tier_size
 from serialbench.catalog.registry import FLOOR
-from serialbench.core.formatting import format_tick
+from serialbench.core.formatting import format_change, format_tick
 from serialbench.results.files import Result, ResultFile
 
 MARKERS = "osD^vP*Xh<>pd"
@@ -24,7 +29,12 @@ NOOP = (FLOOR[0], "noop")
 PANEL_W, PANEL_H, LEGEND_W = 3.4, 2.5, 2.9  # inches
 
 
-def plot_results(results: ResultFile, selected: Sequence[Result], path: str, base: ResultFile | None = None) -> None:
+VERDICT_STYLE = {"slower": ("^", "#d62728"), "faster": ("v", "#2ca02c")}  # compare's words: marker, colour
+
+
+def plot_results(results: ResultFile, selected: Sequence[Result], path: str, base: ResultFile | None = None,
+                 verdicts: Mapping[str, tuple[str, float | None]] | None = None) -> None:
+    """Draw `selected` (of `results`, NEW with a BASE file) to `path`; `verdicts`: {name: (verdict, change)}."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -46,11 +56,15 @@ def plot_results(results: ResultFile, selected: Sequence[Result], path: str, bas
                                 gridspec_kw={"height_ratios": heights})
     palette = matplotlib.colormaps["tab10"]
     format_colour = {fmt: palette(index % 10) for index, fmt in enumerate(formats)}
+    tiers = {r.tier for r in timed}  # the floor and the harness overhead from the file, at the selection's tiers
+    floors = [r for r in results.results if (r.format, r.impl) in (FLOOR, NOOP) and r.median is not None
+              and r.tier in tiers]
+    base_results = [r for r in base.results if r.tier in tiers] if base is not None else None
 
     for row_index, row in enumerate(rows):
         for column, kind in enumerate(kinds):
             ax = axes[row_index][column]
-            _draw_floor(ax, timed, kind)
+            _draw_floor(ax, floors, kind)
             if row == "fastest of each format":
                 for fmt in formats:
                     points = _fastest_encoder(timed, kind, fmt)
@@ -58,22 +72,60 @@ def plot_results(results: ResultFile, selected: Sequence[Result], path: str, bas
                         ax.plot(*zip(*points), color=format_colour[fmt], marker="o", markersize=4, linewidth=1.6,
                                 label=fmt)
             elif row != FLOOR[0]:
-                _draw_format(ax, timed, base, kind, row)
+                _draw_format(ax, timed, base_results, kind, row)
+                _draw_verdicts(ax, timed, kind, row, verdicts or {})
             _axes_style(ax, timed, kind, first_row=row_index == 0, last_row=row_index == len(rows) - 1,
                         first_column=column == 0, row_title=row)
         handles, labels = _row_legend(axes[row_index], with_floor=row_index == 0)
         axes[row_index][-1].legend(handles, labels, loc="center left", bbox_to_anchor=(1.03, 0.5), fontsize=8,
                                    frameon=False, title=row if row != "fastest of each format" else "FORMAT",
                                    title_fontsize=8.5, alignment="left")
-    _label_narrow_ranges(axes)
-    title = "serialbench: median time to prepare one request\n"
-    if results.commits:
-        title += f"commit {results.commits[0][:10]}{' (dirty)' if results.dirty else ''}, "
-    title += "lower is better" + ("; faint dotted: BASE" if base is not None else "")
-    figure.suptitle(title, fontsize=11)
-    figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / figure.get_figheight()))
+    _tick_limits(axes)
+    if base is None:
+        title = f"serialbench: median time per op, {_side_name(results, None)}; lower is better"
+    else:
+        title = (f"serialbench: median time per op, BASE -> NEW; lower is better\n"
+                 f"BASE (faint dotted): {_side_name(base, results)}\nNEW (solid): {_side_name(results, base)}")
+        if verdicts and any(word in VERDICT_STYLE for word, _ in verdicts.values()):
+            title += "\n\u25b2 slower, \u25bc faster: report's verdicts, with the change"
+    height = figure.get_figheight()
+    title_inches = 0.12 + (title.count("\n") + 1) * 10.5 * 1.35 / 72  # its lines at 10.5 pt, and a margin
+    figure.tight_layout(rect=(0, 0, 1, 1 - title_inches / height))
+    # After the layout, as plain text: tight_layout makes room for a suptitle in some figures and not others.
+    figure.text(0.5, 1 - 0.06 / height, title, fontsize=10.5, ha="center", va="top")
     figure.savefig(path, bbox_inches="tight")
     plt.close(figure)
+
+
+def _side_name(results: ResultFile, other: ResultFile | None) -> str:
+    """What a file ran: compare's side, or the libraries whose versions differ from the other file's, then
+    its commit and file name."""
+    words = []
+    side = results.metadata.get("serialbench_side")
+    if side:
+        words.append(str(side))
+    elif other is not None:
+        mine, theirs = results.library_versions(), other.library_versions()
+        words.extend(f"{name} {version}" for name, version in mine.items() if theirs.get(name) != version)
+    if results.commits:
+        words.append(f"commit {results.commits[0][:10]}" + (" (dirty)" if results.dirty else ""))
+    words.append(os.path.basename(results.path))
+    return ", ".join(words)
+
+
+def _draw_verdicts(ax, timed: Sequence[Result], kind: str, fmt: str,
+                   verdicts: Mapping[str, tuple[str, float | None]]) -> None:
+    """A marker on each point judged slower or faster, and its change beside it."""
+    for r in timed:
+        word, change = verdicts.get(r.name, ("", None))
+        if r.input != kind or r.format != fmt or word not in VERDICT_STYLE:
+            continue
+        marker, colour = VERDICT_STYLE[word]
+        ax.plot([tier_size(r.tier)], [r.median], marker=marker, markersize=8, color=colour, linestyle="none",
+                markerfacecolor="none", markeredgewidth=1.4, zorder=6)
+        if change is not None:
+            ax.annotate(format_change(change), (tier_size(r.tier), r.median), xytext=(5, -3 if word == "faster" else 3),
+                        textcoords="offset points", fontsize=6.5, color=colour)
 
 
 def _draw_floor(ax, timed: Sequence[Result], kind: str) -> None:
@@ -87,7 +139,7 @@ def _draw_floor(ax, timed: Sequence[Result], kind: str) -> None:
                 label="harness overhead (baseline/noop)")
 
 
-def _draw_format(ax, timed: Sequence[Result], base: ResultFile | None, kind: str, fmt: str) -> None:
+def _draw_format(ax, timed: Sequence[Result], base: Sequence[Result] | None, kind: str, fmt: str) -> None:
     import matplotlib
 
     impls = list(dict.fromkeys(r.impl for r in timed if r.format == fmt))
@@ -100,7 +152,7 @@ def _draw_format(ax, timed: Sequence[Result], base: ResultFile | None, kind: str
         if points:
             ax.plot(*zip(*points), label=impl + (" (decode)" if decode else ""), **style)
         if base is not None:
-            old = _points(base.results, kind, (fmt, impl))
+            old = _points(base, kind, (fmt, impl))
             if old:
                 ax.plot(*zip(*old), **{**style, "alpha": 0.35, "linewidth": 1, "linestyle": ":", "marker": None})
     if not any(r.format == fmt and r.input == kind for r in timed):
@@ -132,17 +184,30 @@ def _axes_style(ax, timed, kind: str, first_row: bool, last_row: bool, first_col
         ax.set_ylabel(f"{row_title}\ntime per op", fontsize=8.5)
 
 
-def _label_narrow_ranges(axes) -> None:
-    """Label 1-2-5 within each decade when a column spans less than three decades of time."""
-    import math
-
+def _tick_limits(axes) -> None:
+    """Each column's y axis from a tick at or below its lowest point to one at or above its highest: ticks
+    at 1-2-5 within each decade when the data span less than three decades, else at decades."""
     from matplotlib.ticker import LogLocator
 
     for column in range(axes.shape[1]):
-        low, high = axes[0][column].get_ylim()
-        if low > 0 and math.log10(high / low) < 3:
-            for ax in axes[:, column]:
-                ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=12))
+        values = [y for ax in axes[:, column] for line in ax.get_lines() for y in line.get_ydata() if y > 0]
+        if not values:
+            continue
+        low, high = min(values) / 1.04, max(values) * 1.04  # room for a marker's half
+        steps = (1.0, 2.0, 5.0) if math.log10(high / low) < 3 else (1.0,)
+        for ax in axes[:, column]:
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=steps, numticks=12))
+        axes[0][column].set_ylim(_tick_below(low, steps), _tick_above(high, steps))  # shared by the column
+
+
+def _tick_below(value: float, steps: Sequence[float]) -> float:
+    decade = 10 ** math.floor(math.log10(value))
+    return max(step * decade for step in steps if step * decade <= value * (1 + 1e-9))
+
+
+def _tick_above(value: float, steps: Sequence[float]) -> float:
+    decade = 10 ** math.floor(math.log10(value))
+    return min(step * decade for step in (*steps, 10.0) if step * decade >= value * (1 - 1e-9))
 
 
 def _legend_entries(timed: Sequence[Result], row: str) -> int:
