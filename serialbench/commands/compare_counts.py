@@ -72,8 +72,8 @@ CYCLES_NOTE = ("\nestimated cycles per op under callgrind's cache simulation (32
                "weighs them; a change beyond {threshold:g}% is reported. A model: page faults, the kernel and "
                "other processes' use of memory are not in it.")
 MEMORY_NOTE = ("\nbytes and allocation calls per op, freed or not: Python's and native allocators (memray), "
-               "the harness's own (baseline/noop) taken off. A change is a difference beyond 0.5 allocations "
-               "and 0.1%, or 16 bytes and 0.1%.")
+               "the harness's own (baseline/noop) taken off. A change is a difference of more than 0.5 "
+               "allocations (or 16 bytes) and more than 0.1% of BASE's.")
 
 
 def cycles_rows(base: Side, head: Side, names: Sequence[str], say, threshold: float):
