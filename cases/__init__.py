@@ -1,1 +1,2 @@
-"""serialbench's built-in case modules, installed as `serialbench.cases`: one per wire format (see serialbench/catalog/case.py)."""
+"""serialbench's built-in case modules, installed as `serialbench.cases`: one per wire format
+(see serialbench/catalog/case.py)."""

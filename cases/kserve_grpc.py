@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _kserve, _kserve_server
 from serialbench.case import Case
+
+from . import _kserve, _kserve_server
 
 # InferTensorContents field for each v2 datatype (FP16 and BF16 have none: raw only).
 TYPED_FIELD = {

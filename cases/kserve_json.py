@@ -23,8 +23,9 @@ import json
 
 import numpy as np
 
-from . import _kserve, _kserve_server
 from serialbench.case import Case
+
+from . import _kserve, _kserve_server
 
 NO_RAW_BYTES = dict.fromkeys(
     _kserve.BYTES_INPUTS, "JSON cannot carry raw bytes; kserve-json/json-b64 sends them as base64")

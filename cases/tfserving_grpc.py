@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from serialbench.case import Case
+
 from . import _tfserving
 from ._tfserving import (
     DATATYPE,
@@ -40,7 +42,6 @@ from ._tfserving import (
     BuiltMessage,
     little_endian,
 )
-from serialbench.case import Case
 
 FORMAT = "tfserving-grpc"
 ALL_INPUTS = ("float32", "png", "int32x3", "float64", "uint8", "bytes-batch")

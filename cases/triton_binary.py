@@ -24,8 +24,9 @@ import struct
 
 import numpy as np
 
-from . import _kserve, _kserve_server
 from serialbench.case import Case
+
+from . import _kserve, _kserve_server
 
 ALL_INPUTS = _kserve.ALL_INPUTS
 
