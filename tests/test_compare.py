@@ -112,16 +112,17 @@ def test_the_case_doing_more_work_is_slower_and_the_unchanged_one_is_not_flagged
 def test_fail_on_slower_exits_1_and_names_the_slower_benchmark(compared):
     done, _ = compared
     assert done.returncode == 1
-    assert done.stdout.splitlines()[-1] == "--fail-on slower: 1 benchmarks slower: toy/grows/float32/10K"
+    # the selection (median of the two benchmarks, one four times slower) is slower too
+    assert done.stdout.splitlines()[-1] == "--fail-on slower: 2 slower: toy/grows/float32/10K, selection"
 
 
 def test_both_result_files_are_paired_and_give_the_same_verdicts(compared):
     _, written = compared
     assert len(written) == 2 and "results/compare-" in written[0]
-    rows, paired = compare_files(*written, min_effect=0.10)
+    rows, selection, paired = compare_files(*written, min_effect=0.10)
     verdicts = {r.name: r.verdict for r in rows}
     assert paired
-    assert verdicts["toy/grows/float32/10K"].verdict == "slower"
+    assert verdicts["toy/grows/float32/10K"].word == "slower"
     assert verdicts["toy/grows/float32/10K"].change > 1.0  # four copies instead of one
     runs = pyperf.BenchmarkSuite.load(written[0]).get_benchmark("toy/grows/float32/10K").get_runs()
     assert [run.get_metadata()["serialbench_round"] for run in runs] == list(range(8))
@@ -303,7 +304,7 @@ def test_an_interpreter_without_numpy_is_refused_before_any_timing(tmp_path):
 # --- the tables, as exact text from hand-built data -----------------------------------------------
 
 def verdict(change, low, high, word, rounds=16, detectable=0.031):
-    return stats.Verdict(change, low, high, detectable, word, rounds, 0.5)
+    return stats.Verdict(change, low, high, 0.95, detectable, word, rounds, 0.5)
 
 
 ROWS = [
@@ -323,9 +324,11 @@ def test_markdown_is_written_and_never_over_an_existing_file(tmp_path):
 
 
 def test_failing_rows_for_each_gate():
-    assert [r.name for r in comparison.failing(ROWS, "slower")] == []
-    assert [r.name for r in comparison.failing(ROWS, "changed")] == ["triton-binary/join/int32x3/1M"]
+    assert comparison.failing(ROWS, "slower") == []
+    assert comparison.failing(ROWS, "changed") == ["triton-binary/join/int32x3/1M"]
     assert comparison.failing(ROWS, None) == []
+    slower_selection = verdict(0.03, 0.02, 0.04, "slower")
+    assert comparison.failing(ROWS, "slower", slower_selection) == ["selection"]  # the whole selection gates too
 
 
 def test_calibrate_wraps_every_case_under_its_prefix_and_keeps_its_bytes(tmp_path):

@@ -165,8 +165,8 @@ def test_verify_table():
     check_golden("verify.txt", verify.format_table(checks) + "\n")
 
 
-def verdict(change, low, high, word, rounds=16, detectable=0.021, p_value=0.5):
-    return stats.Verdict(change, low, high, detectable, word, rounds, p_value)
+def verdict(change, low, high, word, rounds=16, detectable=0.021, p_value=0.5, level=0.95, modes=None):
+    return stats.Verdict(change, low, high, level, detectable, word, rounds, p_value, modes)
 
 
 COMPARE_ROWS = [
@@ -174,14 +174,18 @@ COMPARE_ROWS = [
     VerdictRow("msgpack/packb/float32/1M", 500e-6, 650e-6, verdict(0.30, 0.25, 0.35, stats.SLOWER, p_value=1e-4)),
     VerdictRow("msgpack/packb-buffer/float32/1K", 1.5e-6, 1.5e-6, verdict(0.001, -0.008, 0.01, stats.NO_CHANGE)),
     VerdictRow("msgpack/packb-buffer/float32/1M", 300e-6, 297e-6,
-               verdict(-0.01, -0.04, 0.02, stats.TOO_NOISY, rounds=64, detectable=0.05)),
+               verdict(-0.01, -0.04, 0.02, stats.TOO_NOISY, rounds=64, detectable=0.05, level=0.99984)),
+    VerdictRow("msgpack/decode-unpackb/float32/1K", 1.0e-6, 1.2e-6,
+               verdict(0.2, -0.2, 0.6, stats.TWO_SPEEDS, rounds=16, detectable=None, level=0.999,
+                       modes=(None, stats.Modes(1.0e-6, 1.3e-6, (1, 4, 7, 9, 12, 15))))),
 ]
+SELECTION = verdict(0.071, 0.054, 0.088, stats.SLOWER, rounds=8, detectable=None)
 
 
 def test_compare_table_text_and_markdown():
     labels = ("BASE msgpack 1.0.8", "HEAD msgpack 1.1.2")
-    check_golden("compare.txt", verdict_table.format_table(COMPARE_ROWS, *labels, 0.02) + "\n")
-    check_golden("compare.md", verdict_table.markdown_table(COMPARE_ROWS, *labels, 0.02))
+    check_golden("compare.txt", verdict_table.format_table(COMPARE_ROWS, *labels, 0.02, selection=SELECTION) + "\n")
+    check_golden("compare.md", verdict_table.markdown_table(COMPARE_ROWS, *labels, 0.02, selection=SELECTION))
 
 
 TIERS_BYTES = (("1K", 4_000), ("10K", 40_000), ("100K", 400_000), ("1M", 4_000_000))

@@ -110,8 +110,7 @@ class Bisection:
         budget = budget_from(self.args)
         for attempt in range(RETRIES + 1):
             scaled = Budget(tuple(n * 2 ** attempt for n in budget.looks), budget.max_seconds, budget.min_time)
-            judges = StepJudges(versions, options.min_effect(self.args), len(versions) - 1,
-                                stats.look_shares(len(scaled.looks)))
+            judges = StepJudges(versions, [self.benchmark], scaled.looks, options.min_effect(self.args))
             session = run_session(sides, [self.benchmark], scaled, judges.look, say)
             rows = sweep_rows([(session, judges)], judges.min_effect)
             if session.interrupted:

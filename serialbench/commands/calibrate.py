@@ -95,21 +95,21 @@ def summarise(a_a: list[Row], a_b: list[list[Row]], slowdowns: list[float], min_
     rows = []
     for index, row in enumerate(a_a):
         rounds = "/".join(str(r.verdict.rounds) for r in [row, *(rows_b[index] for rows_b in a_b)])
-        cells = [row.name.removeprefix(FORMAT_PREFIX), rounds, format_change(row.verdict.change), row.verdict.verdict]
+        cells = [row.name.removeprefix(FORMAT_PREFIX), rounds, format_change(row.verdict.change), row.verdict.word]
         for rows_b in a_b:
-            cells += [format_change(rows_b[index].verdict.change), rows_b[index].verdict.verdict]
+            cells += [format_change(rows_b[index].verdict.change), rows_b[index].verdict.word]
         rows.append(cells)
     lines = text_table([header, *rows], left=[i for i in range(len(header)) if i != 1])
     lines.append("")
-    flagged = sum(row.verdict.verdict in (stats.SLOWER, stats.FASTER) for row in a_a)
-    confirmed = sum(row.verdict.verdict == stats.NO_CHANGE for row in a_a)
+    flagged = sum(row.verdict.word in (stats.SLOWER, stats.FASTER) for row in a_a)
+    confirmed = sum(row.verdict.word == stats.NO_CHANGE for row in a_a)
     size = len(a_a)
     lines.append(f"A/A: {flagged} of {size} flagged as changed (false positives; "
                  f"target: at most {max(1, size // 20)}), "
                  f"{confirmed} of {size} confirmed 'no change' (target: at least {math.ceil(0.8 * size)})")
     for slowdown, rows_b in zip(slowdowns, a_b):
-        detected = sum(row.verdict.verdict == stats.SLOWER for row in rows_b)
-        wrong = sum(row.verdict.verdict == stats.FASTER for row in rows_b)
+        detected = sum(row.verdict.word == stats.SLOWER for row in rows_b)
+        wrong = sum(row.verdict.word == stats.FASTER for row in rows_b)
         measured = sorted(row.verdict.change for row in rows_b)
         median = measured[len(measured) // 2] if measured else math.nan
         # Issue 12's targets (1, 16 and 19 of 20) scaled; a slowdown under twice the minimum effect
@@ -155,11 +155,12 @@ def run(argv: list[str]) -> int:
         tree = snapshot.short or "the installed serialbench"
         say(f"calibrating on {len(names)} benchmarks of {tree}, {len(sides)} variants "
             f"({', '.join(labels)}), looks after {', '.join(map(str, budget.looks))} rounds")
-        shares = stats.look_shares(len(budget.looks))
-        judges = [PairedComparison(labels[0], label, min_effect, len(names), shares) for label in labels[1:]]
+        judges = [PairedComparison(labels[0], label, names, budget.looks, min_effect) for label in labels[1:]]
 
-        def settle(session: Session, name: str, look_index: int, final: bool) -> bool:
-            return all([judge.look(session, name, look_index, final) for judge in judges])
+        def settle(session: Session, undecided: list[str], look_index: int, final: bool) -> set[str]:
+            # A benchmark leaves the rounds when every pair has settled it (a judge ignores names it
+            # settled at an earlier look).
+            return set.intersection(*[judge.look(session, undecided, look_index, final) for judge in judges])
 
         session = run_session(sides, names, budget, settle, say)
     minutes = (time.monotonic() - started) / 60

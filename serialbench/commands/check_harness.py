@@ -60,7 +60,7 @@ def time_with_run(names: list[str], processes: int, scratch: Path, say) -> dict[
 def time_with_compare(names: list[str], rounds: int, say) -> dict[str, float]:
     with work_tree() as tree:
         sides = [dataclasses.replace(tree, label=label) for label in ("A", "A'")]
-        session = run_session(sides, names, Budget((rounds,), None, MIN_TIME), lambda *args: False, say)
+        session = run_session(sides, names, Budget((rounds,), None, MIN_TIME), lambda *args: set(), say)
     return {name: statistics.median(statistics.median(run.values) for run in runs)
             for name, runs in session.runs["A"].items() if runs}
 

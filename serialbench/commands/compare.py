@@ -27,7 +27,6 @@ from serialbench.commands.options import (
     interrupt_on_sigterm,
 )
 from serialbench.commands.options import parser as make_parser
-from serialbench.core import stats
 from serialbench.core.errors import UsageError
 from serialbench.core.tables import text_table
 from serialbench.measure import overlays
@@ -113,32 +112,30 @@ def run(argv: list[str]) -> int:
             return compare_instructions(base, head, names, say, options.min_effect(args, instructions.THRESHOLD))
         if args.cycles or args.memory:
             return compare_counts.run(args, base, head, names, say, options.min_effect(args, 0.01))
-        shares = stats.look_shares(len(budget.looks))
-        judge = PairedComparison("BASE", "HEAD", min_effect, len(names), shares)
+        judge = PairedComparison("BASE", "HEAD", names, budget.looks, min_effect)
         say(f"{len(names)} benchmarks; rounds of one worker per side in lockstep, looks after "
             f"{', '.join(map(str, budget.looks))} rounds"
             + (f", at most {args.max_time:g} min" if budget.max_seconds else ""))
         session = run_session((base, head), names, budget, judge.look, say)
     write_session_files(session, (base, head), say)
-    rows = judge.rows(session)
+    rows, selection = judge.rows(session), judge.selection()
     labels = (f"BASE {base.description}", f"HEAD {head.description}")
-    print(format_table(rows, *labels, min_effect))
+    print(format_table(rows, *labels, min_effect, selection=selection))
     print(f"{len(names)} benchmarks, {session.rounds} rounds in {session.seconds / 60:.1f} min")
     if args.markdown:
-        Path(args.markdown).write_text(markdown_table(rows, *labels, min_effect))
+        Path(args.markdown).write_text(markdown_table(rows, *labels, min_effect, selection=selection))
         say(f"Markdown table: {args.markdown}")
     if args.json:
         Path(args.json).write_text(compare_json(rows, base.description, head.description, min_effect,
-                                                session.failed))
+                                                session.failed, selection))
         say(f"JSON verdicts: {args.json}")
     status = 0
     if session.failed:
         print(f"{len(session.failed)} not compared: " + "; ".join(f"{n}: {w}" for n, w in session.failed.items()))
         status = 1
-    gate = failing(rows, args.fail_on)
+    gate = failing(rows, args.fail_on, selection)
     if gate:
-        print(f"--fail-on {args.fail_on}: {len(gate)} benchmarks {args.fail_on}: "
-              + ", ".join(row.name for row in gate))
+        print(f"--fail-on {args.fail_on}: {len(gate)} {args.fail_on}: " + ", ".join(gate))
         status = 1
     if session.interrupted:
         say(f"interrupted: the table is of {session.rounds} rounds; exit status 130")

@@ -51,11 +51,11 @@ def run(argv: list[str]) -> int:
     else:
         base, new = loaded
         selected = select_results(new, args.patterns, args.tier, args.input)
-        changes, paired = changes_between(base, new, min_effect, names={r.name for r in selected})
+        changes, paired, selection = changes_between(base, new, min_effect, names={r.name for r in selected})
         head = header_lines(base, "BASE ") + header_lines(new, "NEW  ")
         tables = change_tables(changes, min_effect, paired)
         base_selected = filter_results(base.results, args.patterns, args.tier, args.input)
-        notes = change_notes(changes, selected, base_selected)
+        notes = change_notes(changes, selected, base_selected, selection)
     if not tables:
         raise UsageError("nothing to report: the selection is empty" if len(loaded) == 1 else
                          f"{args.files[0]} and {args.files[1]} have no benchmark in common")

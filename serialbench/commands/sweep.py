@@ -30,7 +30,6 @@ from serialbench.commands.options import (
     new_output,
 )
 from serialbench.commands.options import parser as make_parser
-from serialbench.core import stats
 from serialbench.core.errors import UsageError
 from serialbench.measure import overlays, releases
 from serialbench.measure.schedule import Budget, Session, run_session
@@ -112,10 +111,9 @@ def run(argv: list[str]) -> int:
             raise UsageError(f"fewer than two sides can run the selection ({len(usable)}); nothing to sweep")
         groups = side_groups(usable)
         table_size = sum((len(group_sides) - 1) * len(names) for group_sides, names in groups)
-        shares = stats.look_shares(len(budget.looks))
         parts, interrupted = [], False
         for index, (group_sides, names) in enumerate(groups):
-            judges = StepJudges([side.label for side in group_sides], min_effect, table_size, shares)
+            judges = StepJudges([side.label for side in group_sides], names, budget.looks, min_effect, table_size)
             say(f"{len(names)} benchmarks on {len(group_sides)} sides ({', '.join(s.label for s in group_sides)}), "
                 f"looks after {', '.join(map(str, budget.looks))} rounds")
             session = run_session(group_sides, names, share_of(budget, groups, index, time.monotonic() - started),
@@ -130,7 +128,7 @@ def run(argv: list[str]) -> int:
     order = {name: index for index, name in enumerate(n for item in usable for n in item.listed)}
     rows = sorted(sweep_rows(parts, min_effect), key=lambda row: order.get(row.name, len(order)))
     sweep = Sweep(columns, rows, min_effect, machines(parts), all_labels, [c for c in own if c in columns], shard,
-                  left_out)
+                  left_out, selections=[step for _, judges in parts for step in judges.selections()])
     failed = {name: why for session, _ in parts for name, why in session.failed.items()}
     rounds = max((session.rounds for session, _ in parts), default=0)
     status = output(sweep, args, f"{len(rows)} benchmarks x {len(columns)} sides, {rounds} rounds at most, "

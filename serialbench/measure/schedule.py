@@ -135,6 +135,7 @@ class Session:
     rounds: int = 0
     seconds: float = 0.0
     interrupted: bool = False  # Ctrl-C (or SIGTERM) ended it: the caller exits 130 after its output
+    final_rounds: int | None = None  # the rounds of a look made final by the time limit or an interrupt
 
     def __post_init__(self):
         for side in self.sides:
@@ -295,13 +296,14 @@ class Budget:
 
 
 def run_session(sides: Sequence[Side], names: Sequence[str], budget: Budget,
-                settle: Callable[[Session, str, int, bool], bool], say: Callable[[str], None],
+                settle: Callable[[Session, list[str], int, bool], set[str]], say: Callable[[str], None],
                 rng: random.Random | None = None) -> Session:
     """Rounds over the undecided benchmarks until none is left, the last look, or the time is up.
 
-    At each look `settle(session, name, look_index, final)` says whether a benchmark is decided;
-    decided ones leave the next rounds. Running out of time makes the current round the last look
-    (`final`, the next one's index): it may spend the shares of the looks that will not be taken.
+    At each look `settle(session, names, look_index, final)` gets every undecided benchmark at once
+    (stopping compares them) and returns those it decided; they leave the next rounds. Running out of
+    time makes the current round the last look (`final`, the next one's index): it may spend the
+    shares of the looks that will not be taken.
     """
     session = Session(sides, list(names))
     rng = rng or random.Random(seed())
@@ -318,7 +320,10 @@ def run_session(sides: Sequence[Side], names: Sequence[str], budget: Budget,
             out_of_time = budget.max_seconds is not None and spent + took > budget.max_seconds
             if session.rounds >= budget.looks[look_index] or out_of_time:
                 final = out_of_time or look_index == len(budget.looks) - 1
-                active = [name for name in active if not settle(session, name, look_index, final)]
+                if out_of_time and look_index < len(budget.looks) - 1:
+                    session.final_rounds = session.rounds
+                settled = settle(session, list(active), look_index, final)
+                active = [name for name in active if name not in settled]
                 look_index += 1
                 if out_of_time:
                     if active:
@@ -331,8 +336,9 @@ def run_session(sides: Sequence[Side], names: Sequence[str], budget: Budget,
     except KeyboardInterrupt:
         session.interrupted = True
         say(f"interrupted after {session.rounds} rounds: the undecided benchmarks are judged on those")
-        for name in active:
-            if session.rounds_of(name) and look_index < len(budget.looks):
-                settle(session, name, look_index, True)
+        judged = [name for name in active if session.rounds_of(name)]
+        if judged and look_index < len(budget.looks):
+            session.final_rounds = min(session.rounds_of(name) for name in judged)
+            settle(session, judged, look_index, True)
     session.seconds = time.monotonic() - started
     return session

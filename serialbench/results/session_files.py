@@ -88,6 +88,8 @@ def write_session_files(session: Session, sides: Sequence[Side], say: Callable[[
     for side, path in zip(sides, result_paths(sides, command, stem)):
         hello = session.hello.get(side.label, {})
         metadata = {**common, **side_metadata(side, session_id)}
+        if session.final_rounds is not None:  # so that `report` replays the session's looks exactly
+            metadata["serialbench_final_rounds"] = session.final_rounds
         if hello.get("python"):
             metadata["python_version"] = hello["python"]
         imported = hello.get("versions", {})

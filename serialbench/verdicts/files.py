@@ -28,22 +28,31 @@ class Change:
 
 
 def changes_between(base: ResultFile, new: ResultFile, min_effect: float = stats.MIN_EFFECT,
-            names: Sequence[str] | None = None) -> tuple[list[Change], bool]:
+                    names: Sequence[str] | None = None) -> tuple[list[Change], bool, stats.Verdict | None]:
     """Changes for the benchmarks present in both files, in NEW's order, judged as `compare` judges:
-    paired round by round when both files come from one compare session, unpaired otherwise."""
+    paired round by round when both files come from one compare session, unpaired otherwise; and the
+    verdict of the whole selection."""
     pairs = [(base.get(r.name), r) for r in new.results
              if (names is None or r.name in names) and base.get(r.name) is not None]
     timed = [(b, n) for b, n in pairs if b.median is not None and n.median is not None]
     paired = is_one_session(base, new)
-    rows = paired_rows.compare_benchmarks({b.name: b.benchmark for b, _ in timed},
-                                         {n.name: n.benchmark for _, n in timed}, paired, min_effect)
+    rows, selection = paired_rows.compare_benchmarks({b.name: b.benchmark for b, _ in timed},
+                                                     {n.name: n.benchmark for _, n in timed}, paired, min_effect,
+                                                     final_rounds(new) if paired else None)
     verdicts = {row.name: row.verdict for row in rows}
     changes = []
     for b, n in pairs:
         verdict = verdicts.get(n.name)
         changes.append(Change(n.name, b, n, n.median / b.median if verdict else None,
-                              verdict.verdict if verdict else "not timed", verdict.change if verdict else None))
-    return changes, paired
+                              verdict.word if verdict else "not timed", verdict.change if verdict else None))
+    return changes, paired, selection
+
+
+def final_rounds(results: ResultFile) -> int | None:
+    """The rounds of the compare session's look that time (or an interrupt) made final, if one was."""
+    found = {run.get_metadata().get("serialbench_final_rounds") for r in results.results
+             for run in r.benchmark.get_runs()} - {None}
+    return int(found.pop()) if len(found) == 1 else None
 
 
 def is_one_session(base: ResultFile, new: ResultFile) -> bool:
@@ -53,9 +62,12 @@ def is_one_session(base: ResultFile, new: ResultFile) -> bool:
     return len(sessions[0]) == 1 and None not in sessions[0] and sessions[0] == sessions[1]
 
 
-def compare_files(base_path: str, head_path: str, min_effect: float = stats.MIN_EFFECT) -> tuple[list, bool]:
-    """The rows of two result files, paired when both come from one compare session."""
+def compare_files(base_path: str, head_path: str, min_effect: float = stats.MIN_EFFECT
+                  ) -> tuple[list, stats.Verdict | None, bool]:
+    """The rows of two result files and their selection row, paired when both come from one compare session."""
     files = [load(path, with_memory=False) for path in (base_path, head_path)]
     paired = is_one_session(*files)
     benches = [{r.name: r.benchmark for r in f.results} for f in files]
-    return paired_rows.compare_benchmarks(*benches, paired=paired, min_effect=min_effect), paired
+    rows, selection = paired_rows.compare_benchmarks(*benches, paired=paired, min_effect=min_effect,
+                                                     final_at=final_rounds(files[1]) if paired else None)
+    return rows, selection, paired

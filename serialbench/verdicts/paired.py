@@ -2,57 +2,62 @@
 
 A compare session's two files are paired (value i of run r in one was taken in the same cycle of the
 same round as value i of run r in the other); two independent runs are not, and are judged
-unpaired. Both go through serialbench/core/stats.py; views/verdict_table.py prints the rows.
+unpaired. The judging is verdicts/judge.py (its statistics core/stats.py); this module feeds it a
+session's rounds or a pair of files and keeps each side's median beside the verdict;
+views/verdict_table.py prints the rows.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pyperf
 
 from serialbench.core import stats
-from serialbench.measure.schedule import Run, Session
+from serialbench.measure.schedule import LOOKS, Run, Session
 from serialbench.results.session_files import runs_of
+from serialbench.verdicts.judge import Judge, judge_paired, judge_unpaired
 
 
 @dataclass(frozen=True)
 class Row:
     name: str
-    base: float  # seconds per op: median over rounds (or runs) of each one's median value
-    head: float
+    base: float | None  # seconds per op: median over rounds (or runs) of each one's median value
+    head: float | None
     verdict: stats.Verdict
 
 
-@dataclass
 class PairedComparison:
-    """The looks taken so far at one pair of sides of a session, benchmark by benchmark."""
+    """The looks taken so far at one pair of sides of a session (its `look` is run_session's settle)."""
 
-    base: str
-    head: str
-    min_effect: float = stats.MIN_EFFECT
-    table_size: int = 1
-    shares: tuple[float, ...] = (1.0,)
-    histories: dict[str, list[stats.Look]] = field(default_factory=dict)
+    def __init__(self, base: str, head: str, names: Sequence[str], looks: Sequence[int],
+                 min_effect: float = stats.MIN_EFFECT):
+        self.base, self.head, self.min_effect = base, head, min_effect
+        self.judge = Judge(list(names), looks, min_effect)
 
-    def look(self, session: Session, name: str, look_index: int, final: bool) -> bool:
-        """Record a look at `name`; whether it is settled (changed for sure, or no change)."""
-        estimates = round_estimates(session.runs[self.base].get(name, []), session.runs[self.head].get(name, []))
-        look = stats.Look(stats.paired_evidence(estimates), stats.share_at(self.shares, look_index, final))
-        history = self.histories.setdefault(name, [])
-        history.append(look)
-        threshold = stats.threshold(self.min_effect)
-        return (stats.is_changed_early(history, self.table_size, threshold)
-                or stats.is_equivalent(look, threshold))
+    def look(self, session: Session, names: Sequence[str], look_index: int, final: bool) -> set[str]:
+        """A look at every undecided benchmark of `names`; those it settles (changed, no change, two speeds)."""
+        runs = {name: (session.runs[self.base].get(name, []), session.runs[self.head].get(name, [])) for name in names}
+        runs = {name: pair for name, pair in runs.items() if pair[0] and pair[1]}
+        if not runs:
+            return set()
+        # Every benchmark of a look has the same rounds, but for a round cut short by a worker that died:
+        # judge each on the rounds they all have.
+        rounds = min(len(round_estimates(*pair)) for pair in runs.values())
+        estimates = {name: round_estimates(*pair)[:rounds] for name, pair in runs.items()}
+        times = {name: (medians(base)[:rounds], medians(head)[:rounds]) for name, (base, head) in runs.items()}
+        return self.judge.look(estimates, look_index, final, times)
 
     def rows(self, session: Session) -> list[Row]:
-        names = [name for name in session.names if name in self.histories and name not in session.failed]
-        verdicts = stats.verdicts([self.histories[name] for name in names], self.min_effect)
-        return [Row(name, _median_of_medians(session.runs[self.base][name]),
-                    _median_of_medians(session.runs[self.head][name]), verdict)
-                for name, verdict in zip(names, verdicts)]
+        return [Row(row.name, median_of_medians(session.runs[self.base][row.name]),
+                    median_of_medians(session.runs[self.head][row.name]), row.verdict)
+                for row in self.judge.rows() if row.name not in session.failed]
+
+    def selection(self) -> stats.Verdict | None:
+        """The typical change over the whole selection (judge.selection)."""
+        return self.judge.selection_row()
 
 
 def round_estimates(base_runs: Sequence[Run], head_runs: Sequence[Run]) -> list[float]:
@@ -61,29 +66,44 @@ def round_estimates(base_runs: Sequence[Run], head_runs: Sequence[Run]) -> list[
             for run in base_runs if run.round in by_round]
 
 
-def _median_of_medians(runs: Sequence[Run]) -> float:
-    return statistics.median(statistics.median(run.values) for run in runs)
+def medians(runs: Sequence[Run]) -> list[float]:
+    """Each run's (round's, process's) median value."""
+    return [statistics.median(run.values) for run in runs]
+
+
+def median_of_medians(runs: Sequence[Run]) -> float | None:
+    return statistics.median(medians(runs)) if runs else None
 
 
 def compare_benchmarks(base: dict[str, pyperf.Benchmark], head: dict[str, pyperf.Benchmark], paired: bool,
-                       min_effect: float = stats.MIN_EFFECT) -> list[Row]:
-    """Rows of the benchmarks in both: paired by round (one compare session) or unpaired."""
+                       min_effect: float = stats.MIN_EFFECT, final_at: int | None = None
+                       ) -> tuple[list[Row], stats.Verdict | None]:
+    """Rows of the benchmarks in both, and the selection row: paired by round (the files of one compare
+    session, its looks replayed; `final_at`: the rounds of a look that was final because time ran out)
+    or unpaired (two independent runs: one median per worker process)."""
     names = [name for name in base if name in head]
-    rows_data = []
-    for name in names:
-        base_runs, head_runs = runs_of(base[name]), runs_of(head[name])
-        if paired:
-            evidence = stats.paired_evidence(round_estimates(base_runs, head_runs))
-        else:
-            evidence = stats.unpaired_evidence([statistics.median(r.values) for r in base_runs],
-                                               [statistics.median(r.values) for r in head_runs])
-        rows_data.append((name, base_runs, head_runs, [stats.Look(evidence)]))
-    verdicts = stats.verdicts([looks for *_, looks in rows_data], min_effect)
-    return [Row(name, _median_of_medians(b), _median_of_medians(h), verdict)
-            for (name, b, h, _), verdict in zip(rows_data, verdicts)]
+    runs = {name: (runs_of(base[name]), runs_of(head[name])) for name in names}
+    if paired:
+        estimates = {name: round_estimates(*pair) for name, pair in runs.items()}
+        times = {}
+        for name, (base_runs, head_runs) in runs.items():
+            rounds = {run.round for run in head_runs}
+            kept = [run for run in base_runs if run.round in rounds]
+            by_round = {run.round: run for run in head_runs}
+            times[name] = (medians(kept), medians([by_round[run.round] for run in kept]))
+        verdict_rows, selection = judge_paired(estimates, LOOKS, min_effect, times=times, final_at=final_at)
+    else:
+        verdict_rows, selection = judge_unpaired({name: medians(pair[0]) for name, pair in runs.items()},
+                                                 {name: medians(pair[1]) for name, pair in runs.items()}, min_effect)
+    return [Row(row.name, median_of_medians(runs[row.name][0]), median_of_medians(runs[row.name][1]), row.verdict)
+            for row in verdict_rows], selection
 
 
-def failing(rows: Sequence[Row], fail_on: str | None) -> list[Row]:
-    """The rows that fail a --fail-on gate: 'slower', or 'changed' (slower or faster)."""
+def failing(rows: Sequence[Row], fail_on: str | None, selection: stats.Verdict | None = None) -> list[str]:
+    """What fails a --fail-on gate ('slower', or 'changed': slower or faster): the names of the rows, and
+    'selection' when the whole selection's verdict does."""
     words = {"slower": {stats.SLOWER}, "changed": {stats.SLOWER, stats.FASTER}}.get(fail_on or "", set())
-    return [row for row in rows if row.verdict.verdict in words]
+    names = [row.name for row in rows if row.verdict.word in words]
+    if selection is not None and selection.word in words:
+        names.append("selection")
+    return names

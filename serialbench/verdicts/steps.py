@@ -1,11 +1,10 @@
 """Verdicts on steps: a sweep's release k -> k+1, a bisection's sessions, and a merge of a sweep's parts.
 
-The one adapter between `sweep`/`bisect` and the verdict engine (core/stats.py through
-verdicts/paired.py): a session of several sides gets one PairedComparison per adjacent pair of
-sides, which decides when a benchmark is settled (the adaptive rounds), and one from its first side
-(the anchor) to every later side, for the change against the anchor that every column shows. The
-verdicts of the steps are corrected together across every step and benchmark of the table, over
-every session that makes it; the changes against the anchor are a second table, corrected alike.
+The one adapter between `sweep`/`bisect` and the verdict engine (verdicts/judge.py, core/stats.py):
+a session of several sides is judged on every adjacent pair of sides (the steps), which decides when
+a benchmark is settled (the adaptive rounds), and from its first side (the anchor) to every later
+side, for the change against the anchor that every column shows. The steps are corrected together
+across every step and benchmark of the table; the changes against the anchor are a second table.
 """
 
 from __future__ import annotations
@@ -15,10 +14,14 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from serialbench.core import stats
 from serialbench.core.errors import UsageError
 from serialbench.measure.schedule import Session
-from serialbench.verdicts.paired import PairedComparison
+from serialbench.verdicts.judge import Judge, selection
+from serialbench.verdicts.judge import verdict_at as judge_verdict
+from serialbench.verdicts.paired import medians, round_estimates
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class Sweep:
     shard: tuple[int, int] | None = None
     left_out: dict[str, str] = field(default_factory=dict)  # side (or spec) -> why
     notes: list[str] = field(default_factory=list)
+    selections: list[Step] = field(default_factory=list)  # each step's verdict on the whole selection
 
     @property
     def anchor(self) -> str:
@@ -79,50 +83,90 @@ class Sweep:
 
 
 class StepJudges:
-    """The judges of one session of several sides (labels in release order)."""
+    """The judges of one session of several sides (labels in release order).
 
-    def __init__(self, labels: Sequence[str], min_effect: float, table_size: int, shares: tuple[float, ...]):
-        self.labels = list(labels)
-        self.min_effect = min_effect
-        self.steps = [PairedComparison(a, b, min_effect, table_size, shares) for a, b in zip(labels, labels[1:])]
-        self.anchored = [PairedComparison(labels[0], b, min_effect, table_size, shares) for b in labels[2:]]
+    One Judge (verdicts/judge.py) over every (benchmark, step) of the session decides when a
+    benchmark is settled (when all its steps are) and corrects the steps together; a second one
+    judges the changes against the anchor, for the table, never what stops the rounds. `table_size`
+    is the whole sweep's count of steps x benchmarks: a sweep of several sessions (benchmarks some
+    sides refuse) corrects each session as part of the whole table (the others' rows count as p = 1,
+    which only makes each session's correction stricter than the joint one)."""
 
-    def look(self, session: Session, name: str, look_index: int, final: bool) -> bool:
-        """A look at every step of `name`; settled when every step is."""
-        settled = [judge.look(session, name, look_index, final) for judge in self.steps]
-        for judge in self.anchored:  # looked at for the table, never what stops the rounds
-            judge.look(session, name, look_index, final)
-        return all(settled)
+    def __init__(self, labels: Sequence[str], names: Sequence[str], looks: Sequence[int], min_effect: float,
+                 table_size: int | None = None):
+        self.labels, self.names, self.min_effect = list(labels), list(names), min_effect
+        self.step_pairs = list(zip(range(len(labels) - 1), range(1, len(labels))))
+        self.anchor_pairs = [(0, k) for k in range(2, len(labels))]
+        self.steps = self._judge(self.step_pairs, looks, table_size)
+        self.anchored = self._judge(self.anchor_pairs, looks, None) if self.anchor_pairs else None
+
+    def _judge(self, pairs, looks, table_size) -> Judge:
+        keys = [(name, pair) for name in self.names for pair in pairs]
+        padding = [("", (-1, i)) for i in range(max(0, (table_size or 0) - len(keys)))]
+        return Judge(keys + padding, looks, self.min_effect)
+
+    def _estimates(self, session: Session, names: Sequence[str], pairs) -> dict:
+        estimates, times = {}, {}
+        for name in names:
+            for a, b in pairs:
+                base = session.runs[self.labels[a]].get(name, [])
+                head = session.runs[self.labels[b]].get(name, [])
+                if base and head:
+                    estimates[(name, (a, b))] = round_estimates(base, head)
+                    times[(name, (a, b))] = (medians(base), medians(head))
+        rounds = min((len(v) for v in estimates.values()), default=0)
+        return ({key: v[:rounds] for key, v in estimates.items()},
+                {key: (t[0][:rounds], t[1][:rounds]) for key, t in times.items()})
+
+    def look(self, session: Session, names: Sequence[str], look_index: int, final: bool) -> set[str]:
+        """A look at every step of the undecided `names`; a benchmark is settled when every step is."""
+        estimates, times = self._estimates(session, names, self.step_pairs)
+        settled = self.steps.look(estimates, look_index, final, times)
+        if self.anchored is not None:
+            estimates, times = self._estimates(session, names, self.anchor_pairs)
+            self.anchored.look(estimates, look_index, final, times)
+        return {name for name in names if all((name, pair) in settled for pair in self.step_pairs)}
+
+    def verdicts(self, anchored: bool = False) -> dict[tuple[str, tuple[int, int]], Step]:
+        judge = self.anchored if anchored else self.steps
+        if judge is None:
+            return {}
+        return {row.name: _step(self.labels[row.name[1][0]], self.labels[row.name[1][1]], row.verdict)
+                for row in judge.rows() if row.name[0]}
+
+    def selections(self) -> list[Step]:
+        """Each step's selection row: the typical change over the session's benchmarks (judge.selection)."""
+        out = []
+        for pair in self.step_pairs:
+            series = [self.steps.estimates[(name, pair)] for name in self.names if (name, pair) in self.steps.estimates]
+            first = min([self.steps.looks[0], *(len(v) for v in series)]) if series else 0
+            if first < 2:
+                continue
+            x = np.array([values[:first] for values in series])[np.newaxis]
+            verdict = judge_verdict(selection(x, self.min_effect), 0)
+            out.append(_step(self.labels[pair[0]], self.labels[pair[1]], verdict))
+        return out
+
+
+def _step(before: str, after: str, verdict: stats.Verdict) -> Step:
+    return Step(before, after, verdict.change, verdict.low, verdict.high, verdict.word, verdict.rounds,
+                math.inf if verdict.detectable is None else verdict.detectable)
 
 
 def sweep_rows(parts: Sequence[tuple[Session, StepJudges]], min_effect: float) -> list[SweepRow]:
-    """One row per benchmark of every session, the steps corrected across all of them together."""
-    step_verdicts = _corrected([(judge, session) for session, judges in parts for judge in judges.steps], min_effect)
-    anchor_verdicts = _corrected([(judge, session) for session, judges in parts for judge in judges.anchored],
-                                 min_effect)
+    """One row per benchmark of every session, the steps corrected across the whole table."""
     rows = []
     for session, judges in parts:
+        steps, anchored = judges.verdicts(), judges.verdicts(anchored=True)
         for name in session.names:
-            if name in session.failed or not all(name in judge.histories for judge in judges.steps):
+            keys = [(name, pair) for pair in judges.step_pairs]
+            if name in session.failed or not all(key in steps for key in keys):
                 continue
-            steps = tuple(step_verdicts[(id(judge), name)] for judge in judges.steps)
-            anchored = tuple(anchor_verdicts[(id(judge), name)] for judge in judges.anchored)
-            medians = tuple(_median_of_medians(session, label, name) for label in judges.labels)
-            rows.append(SweepRow(name, tuple(judges.labels), medians, steps, steps[:1] + anchored))
+            row_steps = tuple(steps[key] for key in keys)
+            row_anchored = tuple(anchored[(name, pair)] for pair in judges.anchor_pairs if (name, pair) in anchored)
+            medians_ = tuple(_median_of_medians(session, label, name) for label in judges.labels)
+            rows.append(SweepRow(name, tuple(judges.labels), medians_, row_steps, row_steps[:1] + row_anchored))
     return rows
-
-
-def _corrected(judged: Sequence[tuple[PairedComparison, Session]], min_effect: float) -> dict[tuple[int, str], Step]:
-    keys, histories = [], []
-    for judge, session in judged:
-        for name, history in judge.histories.items():
-            if name not in session.failed:
-                keys.append((judge, name))
-                histories.append(history)
-    verdicts = stats.verdicts(histories, min_effect) if histories else []
-    return {(id(judge), name): Step(judge.base, judge.head, v.change, v.low, v.high, v.verdict, v.rounds,
-                                    v.detectable)
-            for (judge, name), v in zip(keys, verdicts)}
 
 
 def _median_of_medians(session: Session, label: str, name: str) -> float:

@@ -8,7 +8,7 @@ from serialbench.core.formatting import format_change, format_time
 from serialbench.results.files import Result
 from serialbench.verdicts.files import Change
 from serialbench.views.grid import Cell, Table, groups, rows
-from serialbench.views.verdict_table import legend
+from serialbench.views.verdict_table import change_cell
 
 
 def change_tables(changes: list[Change], min_effect: float, paired: bool) -> list[Table]:
@@ -19,7 +19,7 @@ def change_tables(changes: list[Change], min_effect: float, paired: bool) -> lis
         table = Table(
             f"{kind}, {direction}: BASE -> NEW, median time per op",
             f"Each cell: median BASE -> NEW, then the verdict and the estimated change (minimum effect "
-            f"{min_effect * 100:g}%). Marked: slower or faster. " + legend(paired),
+            f"{min_effect * 100:g}%). Marked: slower or faster. " + stats.legend(paired),
             columns,
         )
         for row, by_tier in rows(group, table):
@@ -50,7 +50,8 @@ def describe_change(change: Change) -> str:
     return f"{change.verdict} {format_change(change.change)}"
 
 
-def change_notes(changes: list[Change], selected: list[Result], base_selected: list[Result]) -> list[str]:
+def change_notes(changes: list[Change], selected: list[Result], base_selected: list[Result],
+                 selection: stats.Verdict | None = None) -> list[str]:
     notes = []
     for verdict in ("slower", "faster"):
         flagged = sorted((c for c in changes if c.verdict == verdict), key=lambda c: c.ratio,
@@ -58,10 +59,16 @@ def change_notes(changes: list[Change], selected: list[Result], base_selected: l
         if flagged:
             notes.append(f"{verdict} in NEW ({len(flagged)}): " + ", ".join(
                 f"{c.name} {describe_change(c).split()[0]}" for c in flagged))
-    counts = {word: sum(1 for c in changes if c.verdict == word) for word in (stats.NO_CHANGE, stats.TOO_NOISY)}
+    counts = {word: sum(1 for c in changes if c.verdict == word)
+              for word in (stats.NO_CHANGE, stats.TOO_NOISY, stats.TWO_SPEEDS)}
     untimed = sum(1 for c in changes if c.verdict == "not timed")
     notes.append(f"of {len(changes)} benchmarks: {counts[stats.NO_CHANGE]} no change, "
-                 f"{counts[stats.TOO_NOISY]} too noisy to tell" + (f", {untimed} not timed" if untimed else ""))
+                 f"{counts[stats.TOO_NOISY]} too noisy to tell"
+                 + (f", {counts[stats.TWO_SPEEDS]} two speeds" if counts[stats.TWO_SPEEDS] else "")
+                 + (f", {untimed} not timed" if untimed else ""))
+    if selection is not None:
+        change, level = change_cell(selection)
+        notes.append(f"the whole selection (median of {len(changes) - untimed}): {selection.word}, {change} at {level}")
     compared = {c.name for c in changes}
     only_new = [r.name for r in selected if r.name not in compared]
     only_base = [r.name for r in base_selected if r.name not in compared]

@@ -98,17 +98,24 @@ def summary(rows: Sequence[SweepRow]) -> str:
     return "steps at " + ", ".join(parts)
 
 
+def selection_lines(sweep: Sweep) -> list[str]:
+    """Each step's verdict on the whole selection (the median over benchmarks of each round's change)."""
+    return [f"selection {step.before} -> {step.after}: {step.verdict}, {change_text(step)}"
+            for step in sweep.selections]
+
+
 def left_out(sweep: Sweep) -> list[str]:
     return [f"left out: {side}: {why}" for side, why in sweep.left_out.items()]
 
 
 def legend(sweep: Sweep) -> list[str]:
     lines = [f"{sweep.anchor} (the anchor): median time per op. Later columns: change against the anchor (median "
-             "over a round's cycles of side/anchor - 1, 20% trimmed mean over the rounds). * after a change: the "
-             "step from the previous column to this one is slower or faster, at 5% after the correction across "
-             "every step and benchmark of the table and at least the minimum effect "
-             f"({sweep.min_effect * 100:g}%); ?: too noisy to tell; -: not run (refused); (first): the median of the "
-             "first side that ran a benchmark the anchor refused, the changes of that row against it."]
+             "over a round's cycles of side/anchor - 1, Hodges-Lehmann over the rounds). * after a change: the "
+             "step from the previous column to this one is slower or faster by compare's rule, corrected across "
+             "every step and benchmark of the table (minimum effect "
+             f"{sweep.min_effect * 100:g}%); ?: too noisy to tell; -: not run (refused); (first): the median of the "
+             "first side that ran a benchmark the anchor refused, the changes of that row against it. Intervals "
+             "are at the level each verdict used."]
     letters = machine_letters(sweep)
     if letters:
         seen = {}
@@ -130,8 +137,8 @@ def _machine_text(machine: dict) -> str:
 
 def format_sweep(sweep: Sweep) -> str:
     lines = text_table(cells(sweep), left=(0,))
-    out = [*lines, "", *step_lines(sweep.rows), "", summary(sweep.rows), *left_out(sweep), *sweep.notes,
-           *legend(sweep)]
+    out = [*lines, "", *step_lines(sweep.rows), *selection_lines(sweep), "", summary(sweep.rows), *left_out(sweep),
+           *sweep.notes, *legend(sweep)]
     return "\n".join(out)
 
 
@@ -140,5 +147,5 @@ def markdown_sweep(sweep: Sweep) -> str:
     lines = render_markdown([header, *[[f"`{row[0]}`", *(cell.strip() for cell in row[1:])] for row in body]],
                             left=(0,))
     bullets = [f"- `{line.split(': ', 1)[0]}`: {line.split(': ', 1)[1]}" for line in step_lines(sweep.rows)]
-    paragraphs = [summary(sweep.rows), *left_out(sweep), *sweep.notes, *legend(sweep)]
+    paragraphs = [*selection_lines(sweep), summary(sweep.rows), *left_out(sweep), *sweep.notes, *legend(sweep)]
     return "\n".join([*lines, "", *bullets, "", *(line + "\n" for line in paragraphs)])

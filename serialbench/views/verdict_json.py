@@ -28,14 +28,19 @@ def _dump(data: dict) -> str:
 
 
 def compare_json(rows: Sequence[Row], base: str, head: str, min_effect: float,
-                 failed: Mapping[str, str] | None = None) -> str:
+                 failed: Mapping[str, str] | None = None, selection=None) -> str:
     return _dump({
         "base": base, "head": head, "min_effect": min_effect,
         "benchmarks": [{"name": row.name, "base_median": _number(row.base), "head_median": _number(row.head),
-                        **_change(row.verdict.change, row.verdict.low, row.verdict.high, row.verdict.verdict,
-                                  row.verdict.rounds)} for row in rows],
+                        **_verdict(row.verdict)} for row in rows],
+        "selection": _verdict(selection) if selection is not None else None,
         "failed": dict(failed or {}),
     })
+
+
+def _verdict(verdict) -> dict:
+    return {**_change(verdict.change, verdict.low, verdict.high, verdict.word, verdict.rounds),
+            "level": _number(verdict.level)}
 
 
 def _change(change: float, low: float, high: float, verdict: str, rounds: int) -> dict:
@@ -59,6 +64,7 @@ def sweep_json(sweep: Sweep) -> str:
         "releases": sweep.releases, "own": sweep.own,
         "shard": f"{sweep.shard[0]}/{sweep.shard[1]}" if sweep.shard else None,
         "left_out": sweep.left_out, "format": SWEEP_FORMAT,
+        "selection": [_step(step) for step in sweep.selections],
     })
 
 

@@ -1,6 +1,8 @@
-"""compare's table: one row per benchmark, the two sides' medians, the change with its interval, the verdict.
+"""compare's table: one row per benchmark, the two sides' medians, the change with its interval at the
+level its verdict used, the verdict; the whole selection's row last.
 
-The same rows print as text (the terminal) and Markdown (a pull-request comment), with one legend.
+The same rows print as text (the terminal) and Markdown (a pull-request comment), with one legend:
+core/stats.legend, the one rule that explains every row's word from its interval.
 """
 
 from __future__ import annotations
@@ -13,45 +15,61 @@ from serialbench.core.tables import markdown_table as render_markdown
 from serialbench.core.tables import text_table
 from serialbench.verdicts.paired import Row
 
-HEADER = ("benchmark", "change [95% CI]", "detectable", "verdict")
+HEADER = ("benchmark", "change [interval]", "level", "detectable", "verdict")
 
 
-def table_cells(rows: Sequence[Row], base: str, head: str) -> list[tuple[str, ...]]:
+def verdict_text(verdict: stats.Verdict) -> str:
+    """The word, and for two speeds each side's two modes: what the mix hides."""
+    if verdict.word != stats.TWO_SPEEDS or not verdict.modes:
+        return verdict.word
+    parts = []
+    for label, modes in zip(("BASE", "HEAD"), verdict.modes):
+        if modes is not None:
+            parts.append(f"{label} {format_time(modes.fast)} or {format_time(modes.slow)}, "
+                         f"{len(modes.slow_rounds)} rounds slow")
+    return f"{verdict.word} ({'; '.join(parts)})" if parts else verdict.word
+
+
+def change_cell(verdict: stats.Verdict) -> tuple[str, str]:
+    """'+3.1% [+1.2%, +5.0%]' and its level ('99.9%'), or the change alone when no interval exists."""
+    if verdict.low > -1 and verdict.high < float("inf"):
+        return (f"{format_change(verdict.change)} [{format_change(verdict.low)}, {format_change(verdict.high)}]",
+                f"{verdict.level * 100:.4g}%")
+    return f"{format_change(verdict.change)} [no interval]", "-"
+
+
+def detectable_cell(verdict: stats.Verdict) -> str:
+    return "-" if verdict.detectable is None else f"{verdict.detectable * 100:.1f}%"
+
+
+def table_cells(rows: Sequence[Row], base: str, head: str,
+                selection: stats.Verdict | None = None) -> list[tuple[str, ...]]:
     cells = [(HEADER[0], base, head, *HEADER[1:])]
     for row in rows:
         v = row.verdict
-        interval = f"[{format_change(v.low)}, {format_change(v.high)}]" if v.low > -1 else "[no interval]"
-        detectable = f"{v.detectable * 100:.1f}%" if v.detectable != float("inf") else "-"
-        cells.append((row.name, format_time(row.base), format_time(row.head),
-                      f"{format_change(v.change)} {interval}", detectable, v.verdict))
+        cells.append((row.name, format_time(row.base) if row.base else "-", format_time(row.head) if row.head else "-",
+                      *change_cell(v), detectable_cell(v), verdict_text(v)))
+    if selection is not None:
+        cells.append((f"selection (median of {len(rows)})", "", "", *change_cell(selection), "-", selection.word))
     return cells
 
 
 def summary_line(rows: Sequence[Row], min_effect: float) -> str:
-    counts = {word: sum(row.verdict.verdict == word for row in rows) for word in stats.WORDS}
+    counts = {word: sum(row.verdict.word == word for row in rows) for word in stats.WORDS}
     rounds = sorted({row.verdict.rounds for row in rows})
     span = f"{rounds[0]}-{rounds[-1]}" if len(rounds) > 1 else (str(rounds[0]) if rounds else "0")
-    return (", ".join(f"{count} {word}" for word, count in counts.items())
+    return (", ".join(f"{count} {word}" for word, count in counts.items() if count or word != stats.TWO_SPEEDS)
             + f"; {span} rounds, minimum effect {min_effect * 100:g}%")
 
 
-def legend(paired: bool) -> str:
-    how = ("median over a round's cycles of HEAD/BASE - 1 (values taken milliseconds apart), 20% trimmed "
-           "mean over the rounds" if paired else
-           "20% trimmed mean of the runs' medians, HEAD against BASE (two independent runs: unpaired)")
-    return (f"BASE, HEAD: median time per op. change: {how}; 95% interval (Yuen). "
-            "slower/faster: changed at 5% after the correction across every benchmark of the table "
-            "(Benjamini-Hochberg; with adaptive rounds each look spends a share of it) and at least the "
-            "minimum effect; no change: within +-minimum effect at 5% (TOST). detectable: the smallest "
-            "change this run would flag 4 times in 5, were it the only one.")
+def format_table(rows: Sequence[Row], base: str, head: str, min_effect: float, paired: bool = True,
+                 selection: stats.Verdict | None = None) -> str:
+    lines = text_table(table_cells(rows, base, head, selection), left=(0, 6))
+    return "\n".join([*lines, "", summary_line(rows, min_effect), stats.legend(paired)])
 
 
-def format_table(rows: Sequence[Row], base: str, head: str, min_effect: float, paired: bool = True) -> str:
-    lines = text_table(table_cells(rows, base, head), left=(0, 5))
-    return "\n".join([*lines, "", summary_line(rows, min_effect), legend(paired)])
-
-
-def markdown_table(rows: Sequence[Row], base: str, head: str, min_effect: float, paired: bool = True) -> str:
-    header, *body = table_cells(rows, base, head)
-    lines = render_markdown([header, *[(f"`{row[0]}`", *row[1:]) for row in body]], left=(0, 5))
-    return "\n".join([*lines, "", summary_line(rows, min_effect), "", legend(paired), ""])
+def markdown_table(rows: Sequence[Row], base: str, head: str, min_effect: float, paired: bool = True,
+                   selection: stats.Verdict | None = None) -> str:
+    header, *body = table_cells(rows, base, head, selection)
+    lines = render_markdown([header, *[(f"`{row[0]}`", *row[1:]) for row in body]], left=(0, 6))
+    return "\n".join([*lines, "", summary_line(rows, min_effect), "", stats.legend(paired), ""])

@@ -1,0 +1,373 @@
+"""From round estimates to verdicts: the looks of a compare session, and two result files.
+
+A session judges a table of benchmarks look by look (after 8, 16, 32, 64 rounds) and stops each one once
+it is settled: changed, no change, or two speeds. Pure logic on numbers: the caller passes each
+benchmark's round estimates (log(HEAD/BASE) per round: stats.round_estimate) and, for the two-speed
+guard, each side's per-round median time. verdicts/paired.py feeds it sessions and files.
+
+Why the error control holds (A/A: any flag in at most ALPHA of sessions; in general BH's FDR):
+1. A look's p is exact for its benchmark: a signed-rank test whose set-aside rounds are chosen from the
+   |x - d| alone (stats.py).
+2. Over looks: a benchmark's sequential p is the smallest p / share over its looks, the shares adding up
+   to at most 1 (stats.share_at): by Bonferroni it is valid whichever look it stopped at, provided the
+   shares do not depend on its own signs. They depend on the schedule, the table's size and, when time
+   runs out, the wall clock, which is the same whichever side of a round was faster.
+3. Stopping at BH: at a look a benchmark stops as changed once BH over the table's sequential p-values so
+   far flags it. Another benchmark's stopping depends on this one only through whether this one is
+   flagged itself (BH flags the same rows when an unflagged p is replaced by 1), so up to its own flag a
+   benchmark sees the schedule it would see had it run every look, and point 2 holds.
+4. Across benchmarks: sequential p-values only fall as looks are added. The final BH therefore flags every
+   benchmark that stopped as changed, and flags a subset of what BH would flag on the p-values of a
+   session in which every benchmark ran every look. Those depend each on its own rounds only, and BH on
+   them controls the FDR at ALPHA (in an A/A session: any flag at all). Benchmarks timed by the same two
+   processes of a round share part of their noise, a positive dependence under which BH stays valid.
+5. "no change" is a TOST per benchmark, each look spending its own share of ALPHA. Stopping for one
+   reason only removes later looks of the other test, which can only make it more conservative.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import binom
+
+from serialbench.core import stats
+
+CODES = {word: code for code, word in enumerate(stats.WORDS)}
+SLOWER, FASTER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS = (CODES[word] for word in stats.WORDS)
+TWO_SPEED_ROUNDS = 16  # the guard looks from this many rounds on: fewer rounds fake clusters too often
+
+
+class Tables:
+    """Many tables of `size` rows each, judged look by look; a compare session is one table.
+
+    Vectorised so that the simulations run this very code: `look` takes every row's round estimates as
+    an array (tables, size, rounds so far); rows settled before are ignored."""
+
+    def __init__(self, tables: int, size: int, looks: Sequence[int], min_effect: float = stats.MIN_EFFECT,
+                 alpha: float = stats.ALPHA, stop_at_bh: bool = True, shares=None):
+        self.size, self.min_effect, self.alpha, self.stop_at_bh = size, min_effect, alpha, stop_at_bh
+        self.change_shares, self.equivalence_shares = shares or stats.look_shares(looks, size, alpha)
+        self.theta = stats.threshold(min_effect)
+        shape = (tables, size)
+        self.sequential_p = np.ones(shape)  # the smallest p / share over the looks taken
+        self.best_look = np.full(shape, -1)  # the look that gave it
+        self.last_look = np.full(shape, -1)
+        self.settled = np.zeros(shape, bool)
+        self.two_speeds = np.zeros(shape, bool)
+        self.taken: list[dict] = []  # per look: its rounds, shares and every row's evidence
+
+    def look(self, x: np.ndarray, look_index: int, final, two_speeds: np.ndarray | None = None) -> np.ndarray:
+        """Look at every unsettled row; returns the rows settled now (changed, no change, two speeds, or
+        all that are left when the look is final). final: one bool, or one per table."""
+        x = np.asarray(x, dtype=float)
+        active = ~self.settled
+        final = np.broadcast_to(np.asarray(final, bool), (active.shape[0],))[:, np.newaxis]
+        share = np.where(final, stats.share_at(self.change_shares, look_index, True),
+                         stats.share_at(self.change_shares, look_index, False))
+        share_eq = np.where(final, stats.share_at(self.equivalence_shares, look_index, True),
+                            stats.share_at(self.equivalence_shares, look_index, False))
+        estimate, p, direction, p_eq = np.full(active.shape, np.nan), np.ones(active.shape), \
+            np.ones(active.shape, int), np.ones(active.shape)
+        if active.any():
+            rows = x[active]
+            p[active], direction[active], p_eq[active] = stats.paired_tests(rows, self.min_effect)
+            # The estimate (a sort of Walsh averages) only where it can change a decision: where p / share
+            # is within alpha (its rule can only raise p, to 1), or where TOST passes.
+            needed = active & ((p <= self.alpha * share) | (p_eq <= self.alpha * share_eq))
+            if needed.any():
+                estimate[needed] = stats.paired_estimate(x[needed])
+                p = np.where(needed & ~(direction * estimate >= self.theta), 1.0, p)
+        with np.errstate(divide="ignore"):
+            ratio = np.where(share > 0, p / share, np.inf)
+        better = active & (ratio < self.sequential_p)
+        self.sequential_p = np.where(better, ratio, self.sequential_p)
+        self.best_look = np.where(better, look_index, self.best_look)
+        if self.stop_at_bh:
+            changed = active & stats.benjamini_hochberg(self.sequential_p, self.alpha)[0]
+        else:  # Bonferroni, as before: kept to measure what stopping at BH buys
+            changed = active & (self.sequential_p <= self.alpha / self.size)
+        same = active & ~changed & stats.is_equivalent(p_eq, estimate, share_eq, self.min_effect, self.alpha)
+        speeds = active & (False if two_speeds is None else np.asarray(two_speeds, bool))
+        self.two_speeds |= speeds
+        now = active & (changed | same | speeds | final)
+        self.settled |= now
+        self.last_look = np.where(active, look_index, self.last_look)
+        self.taken.append(dict(x=x, share=np.broadcast_to(share, active.shape), estimate=estimate, p=p,
+                               share_eq=np.broadcast_to(share_eq, active.shape), direction=direction, p_eq=p_eq,
+                               rounds=x.shape[-1]))
+        return now
+
+    @property
+    def rounds_run(self) -> np.ndarray:
+        """How many rounds each row ran (0: never looked at)."""
+        counts = np.array([look["rounds"] for look in self.taken] or [0])
+        return np.where(self.last_look >= 0, counts[np.maximum(self.last_look, 0)], 0)
+
+    def finish(self, details: bool = True) -> dict[str, np.ndarray]:
+        """The verdicts as arrays (tables, size): word (a code of CODES), change, p_value, rounds and, with
+        details, low, high, level and detectable (nan: none). The words never depend on the details."""
+        flagged, count = stats.benjamini_hochberg(self.sequential_p, self.alpha)
+        flagged &= ~self.two_speeds
+        used = np.where(flagged, self.best_look, self.last_look)
+        shape = self.sequential_p.shape
+        out = {key: np.full(shape, np.nan) for key in ("change", "low", "high", "level", "detectable", "rounds",
+                                                      "p_value")}
+        out["word"] = np.full(shape, TOO_NOISY)
+        c = stats.SURE_FRACTION * self.theta
+        for index, look in enumerate(self.taken):
+            here = used == index
+            if not here.any():
+                continue
+            x, estimate, flag = look["x"][here], look["estimate"][here], flagged[here]
+            # The level the verdict used: BH's for the row (R/m of alpha, R rows flagged; for a row not
+            # flagged as if it were the next), times the look's share; a look that spends nothing on the
+            # change test is shown at the share it would have had as the last.
+            share = np.where(look["share"][here] > 0, look["share"][here], self.change_shares[-1] or 1.0)
+            a = self.alpha * share * np.maximum(count[np.nonzero(here)[0]], 1) / self.size
+            share_eq = look["share_eq"][here]
+            a_equivalent = 2 * self.alpha * share_eq
+            missing = np.isnan(estimate)
+            if details:
+                estimate_all, intervals = stats.paired_summary(x, [a, a_equivalent])
+                estimate = np.where(missing, estimate_all, estimate)
+            elif missing.any():
+                estimate[missing] = stats.paired_estimate(x[missing])
+            same = ~flag & stats.is_equivalent(look["p_eq"][here], estimate, share_eq, self.min_effect, self.alpha)
+            word = np.where(flag, np.where(look["direction"][here] > 0, SLOWER, FASTER),
+                            np.where(same, NO_CHANGE, TOO_NOISY))
+            out["word"][here] = np.where(self.two_speeds[here], TWO_SPEEDS, word)
+            out["change"][here] = np.expm1(estimate)
+            out["rounds"][here] = look["rounds"]
+            p_eq = np.minimum(1.0, look["p_eq"][here] / np.maximum(share_eq, 1e-300))
+            out["p_value"][here] = np.where(same, p_eq, self.sequential_p[here])
+            if details:
+                (low, high), (low_eq, high_eq) = intervals
+                low, high = np.where(flag, (low, high), stats.include_accepted(x, low, high, a, c))
+                out["low"][here] = np.expm1(np.where(same, low_eq, low))
+                out["high"][here] = np.expm1(np.where(same, high_eq, high))
+                out["level"][here] = np.where(same, 1 - a_equivalent, 1 - a)
+        if details:
+            out["detectable"] = self._detectable()
+        return out
+
+    def _detectable(self) -> np.ndarray:
+        """At each row's last look: the change it would flag 4 times in 5 alone in its table (BH's level
+        for a lone row: alpha * share / size); nan where none could be flagged (too few rounds for that
+        level, a look that spends nothing on the change test, two speeds)."""
+        out = np.full(self.sequential_p.shape, np.nan)
+        c = stats.SURE_FRACTION * self.theta
+        for index, look in enumerate(self.taken):
+            here = (self.last_look == index) & ~self.two_speeds & (look["share"] > 0)
+            if not here.any() or look["rounds"] < 2:
+                continue
+            x = look["x"][here]
+            a = self.alpha * look["share"][here] / self.size
+            kept = stats._counts(x, c)[2]
+            possible = 2 * np.array([stats.signed_rank_cdf(int(k))[0] for k in kept]) <= a
+            _, ((low, high), (low95, high95)) = stats.paired_summary(x, [a, 0.05])
+            value = stats.detectable_change((high - low) / 2, (high95 - low95) / 2, kept, self.min_effect)
+            out[here] = np.where(possible & np.isfinite(value), value, np.nan)
+        return out
+
+
+def selection(x: np.ndarray, min_effect: float = stats.MIN_EFFECT, alpha: float = stats.ALPHA) -> dict[str, np.ndarray]:
+    """The selection row of each table, paired: the typical change over its benchmarks.
+
+    x: (tables, benchmarks, rounds), over the rounds that every benchmark ran before any could stop (the
+    first look's). Each round's median over the benchmarks, then the same test, estimate and rule as a
+    row, on its own at ALPHA (95% interval; 90% for no change). A round's two processes time every
+    benchmark, so swapping them flips every benchmark's sign at once, and the median's: under A/A its
+    sign is a fair coin and the test is exact. Later rounds time only the undecided benchmarks, whose
+    typical change is another question."""
+    y = np.median(np.asarray(x, dtype=float), axis=1)
+    theta = stats.threshold(min_effect)
+    estimate, p, direction, p_eq = stats.paired_batch(y, min_effect)
+    flagged = p <= alpha
+    same = ~flagged & stats.is_equivalent(p_eq, estimate, 1.0, min_effect, alpha)
+    a = np.where(same, 2 * alpha, alpha)
+    low, high = stats.paired_interval(y, a)
+    low, high = np.where(flagged, (low, high), stats.include_accepted(y, low, high, a, stats.SURE_FRACTION * theta))
+    word = np.where(flagged, np.where(direction > 0, SLOWER, FASTER), np.where(same, NO_CHANGE, TOO_NOISY))
+    return dict(word=word, change=np.expm1(estimate), low=np.expm1(low), high=np.expm1(high), level=1 - a,
+                rounds=np.full(len(y), y.shape[1]), p_value=np.where(same, p_eq, p), detectable=np.full(len(y), np.nan))
+
+
+# --- one session, by benchmark name ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    verdict: stats.Verdict
+
+
+def verdict_at(out: dict[str, np.ndarray], index, modes=None) -> stats.Verdict:
+    value = {key: float(out[key][index]) for key in ("change", "low", "high", "level", "detectable", "p_value")}
+    return stats.Verdict(value["change"], value["low"], value["high"], value["level"],
+                         None if math.isnan(value["detectable"]) else value["detectable"],
+                         stats.WORDS[int(out["word"][index])], int(out["rounds"][index]), value["p_value"], modes)
+
+
+def mixed_needed(rounds: int) -> int:
+    """Two speeds count when at least this many rounds pair a slow process with a fast one: a real
+    share of the rounds, as for the clusters themselves."""
+    return max(3, math.ceil(stats.TWO_SPEED_SHARE * rounds))
+
+
+def speeds_of(times: tuple[Sequence[float], Sequence[float]]) -> tuple | None:
+    """The two-speed guard on one benchmark's (BASE, HEAD) per-round times: both sides' Modes when the
+    rounds mix speeds (at least mixed_needed rounds pair a slow process with a fast one), else None."""
+    rounds = len(times[0])
+    if rounds < TWO_SPEED_ROUNDS:
+        return None
+    modes = tuple(stats.two_speeds(side) for side in times)
+    return modes if stats.mixed_rounds(*modes, rounds) >= mixed_needed(rounds) else None
+
+
+class Judge:
+    """The looks of one compare session at one pair of sides, benchmark by benchmark.
+
+    Call `look` once per look with every benchmark still undecided (stopping at BH compares them, so
+    the schedule must ask about all of them together), then `rows` and `selection_row`. A name settled
+    at an earlier look may be passed again (calibrate times a benchmark until every pair settles it):
+    it is ignored. Benchmarks never passed (failed) count in the table's size, as p = 1."""
+
+    def __init__(self, names: Sequence[str], looks: Sequence[int], min_effect: float = stats.MIN_EFFECT,
+                 alpha: float = stats.ALPHA):
+        self.names = list(names)
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.looks, self.min_effect, self.alpha = tuple(looks), min_effect, alpha
+        self.tables = Tables(1, len(self.names), self.looks, min_effect, alpha)
+        self.estimates: dict[str, list[float]] = {}
+        self.modes: dict[str, tuple] = {}
+
+    def look(self, estimates: Mapping[str, Sequence[float]], look_index: int, final: bool,
+             times: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None) -> set[str]:
+        """estimates: name -> its round estimates so far, for the undecided benchmarks (all with the same
+        number of rounds); times: name -> (BASE's, HEAD's per-round median times) for the two-speed guard.
+        Returns the names settled at this look."""
+        counts = {len(values) for values in estimates.values()}
+        if len(counts) > 1:
+            raise ValueError(f"a look needs the same rounds for every undecided benchmark, got {sorted(counts)}")
+        if not estimates:
+            return set()
+        x = np.zeros((1, len(self.names), counts.pop()))
+        asked = np.zeros((1, len(self.names)), bool)
+        speeds = np.zeros((1, len(self.names)), bool)
+        for name, values in estimates.items():
+            i = self.index[name]
+            if self.tables.settled[0, i]:
+                continue
+            x[0, i], asked[0, i] = values, True
+            self.estimates[name] = list(values)
+            modes = speeds_of(times[name]) if times and name in times else None
+            if modes:
+                speeds[0, i], self.modes[name] = True, modes
+        self.tables.settled |= ~asked  # settled before, or failed: out of this and later looks
+        settled = self.tables.look(x, look_index, final, speeds)
+        return {name for name in estimates if settled[0, self.index[name]] or not asked[0, self.index[name]]}
+
+    def rows(self) -> list[Row]:
+        """The verdict of every benchmark looked at, in the order of `names`."""
+        out = self.tables.finish()
+        return [Row(name, verdict_at(out, (0, self.index[name]), self.modes.get(name)))
+                for name in self.names if name in self.estimates]
+
+    def selection_row(self) -> stats.Verdict | None:
+        """The typical change over the selection, on the first look's rounds (those every benchmark ran)."""
+        if len(self.estimates) < 1:
+            return None
+        first = min(self.looks[0], min(len(v) for v in self.estimates.values()))
+        if first < 2:
+            return None
+        x = np.array([values[:first] for values in self.estimates.values()])[np.newaxis]
+        return verdict_at(selection(x, self.min_effect, self.alpha), 0)
+
+
+# --- two result files ------------------------------------------------------------------------------
+
+def judge_paired(estimates: Mapping[str, Sequence[float]], looks: Sequence[int],
+                 min_effect: float = stats.MIN_EFFECT, alpha: float = stats.ALPHA,
+                 times: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
+                 final_at: int | None = None) -> tuple[list[Row], stats.Verdict | None]:
+    """The two files of one compare session: its looks replayed from each benchmark's rounds, so that
+    `report BASE HEAD` prints the verdicts compare printed (the final flags depend only on each
+    benchmark's looks, not on when it stopped). A benchmark with fewer rounds than the most stopped at the
+    look at its round count. final_at: the rounds at which the session's look was final because time ran
+    out or it was interrupted (record it in the files); by default the last planned look, or the last
+    round count when it is not a planned one. A session whose benchmarks all settled before the last
+    planned look took no final look."""
+    judge = Judge(list(estimates), looks, min_effect, alpha)
+    last = max((len(values) for values in estimates.values()), default=0)
+    if final_at is None and (last == looks[-1] or last not in looks):
+        final_at = last
+    planned = [n for n in looks if n < last] + [last]
+    for index, rounds in enumerate(planned):
+        here = {name: list(values[:rounds]) for name, values in estimates.items() if len(values) >= rounds}
+        sides = {name: (base[:rounds], head[:rounds]) for name, (base, head) in (times or {}).items() if name in here}
+        judge.look(here, index, rounds == final_at, sides)
+    return judge.rows(), judge.selection_row()
+
+
+def judge_unpaired(base: Mapping[str, Sequence[float]], head: Mapping[str, Sequence[float]],
+                   min_effect: float = stats.MIN_EFFECT, alpha: float = stats.ALPHA
+                   ) -> tuple[list[Row], stats.Verdict | None]:
+    """Two independent runs: each benchmark's per-process median times on each side (pyperf's runs). One
+    look, BH across the table, the same rule; two speeds when either side's runs cluster. The selection
+    row: the median over benchmarks of their estimates (unpaired_selection)."""
+    names = [name for name in base if name in head]
+    evidence = [stats.unpaired_evidence(base[name], head[name], min_effect) for name in names]
+    flagged, count = stats.benjamini_hochberg(np.array([e.p_change for e in evidence] or [1.0]), alpha)
+    rows = []
+    for name, e, flag in zip(names, evidence, flagged):
+        modes = (stats.two_speeds(base[name]), stats.two_speeds(head[name]))
+        speeds = modes if any(modes) else None
+        same = not flag and bool(stats.is_equivalent(e.p_equivalent, e.estimate, 1.0, min_effect, alpha))
+        a = 2 * alpha if same else alpha * max(int(count), 1) / len(names)
+        low, high = e.interval(1 - a, flagged=flag or same)
+        word = (stats.TWO_SPEEDS if speeds else (stats.SLOWER if e.direction > 0 else stats.FASTER) if flag
+                else stats.NO_CHANGE if same else stats.TOO_NOISY)
+        rows.append(Row(name, stats.Verdict(
+            stats.fraction(e.estimate), stats.fraction(low), stats.fraction(high), 1 - a,
+            None if speeds else stats.detectable(e, alpha / len(names)), word, e.rounds,
+            e.p_equivalent if same else e.p_change, speeds)))
+    return rows, unpaired_selection([e.estimate for e in evidence], min_effect, alpha)
+
+
+def unpaired_selection(estimates: Sequence[float], min_effect: float = stats.MIN_EFFECT,
+                       alpha: float = stats.ALPHA) -> stats.Verdict | None:
+    """The median over benchmarks of their (log) estimates, with the sign test across benchmarks. Two
+    independent runs time each benchmark in its own worker processes, so benchmarks are independent, and
+    each estimate is as likely above as below the median benchmark's change: the sign test is exact for
+    it (under A/A every estimate is symmetric about 0). The same rule as a row, on its own at ALPHA."""
+    e = np.sort(np.asarray([v for v in estimates if math.isfinite(v)], dtype=float))
+    m = e.size
+    if m < 2:
+        return None
+    theta = stats.threshold(min_effect)
+    c = stats.SURE_FRACTION * theta
+    middle = float(np.median(e))
+
+    def p_values(d):  # one-sided, against "the median change <= d" and ">= d"; ties count against
+        return float(binom.sf((e > d).sum() - 1, m, 0.5)), float(binom.sf((e < d).sum() - 1, m, 0.5))
+
+    up, down = p_values(c)[0], p_values(-c)[1]
+    direction = 1 if up <= down else -1
+    p = min(1.0, 2 * min(up, down)) if direction * middle >= theta else 1.0
+    p_eq = max(p_values(theta)[1], p_values(-theta)[0])
+    flagged = p <= alpha
+    same = not flagged and bool(stats.is_equivalent(p_eq, middle, 1.0, min_effect, alpha))
+    a = 2 * alpha if same else alpha
+    k = int(np.searchsorted(binom.cdf(np.arange(m + 1), m, 0.5), a / 2 * (1 + 1e-9), side="right"))
+    low, high = (float(e[k - 1]), float(e[m - k])) if k > 0 else (-math.inf, math.inf)
+    if not flagged and not same:
+        for tested in (c, -c):
+            if min(p_values(tested)) > a / 2:
+                low, high = min(low, tested), max(high, tested)
+    word = ((stats.SLOWER if direction > 0 else stats.FASTER) if flagged
+            else stats.NO_CHANGE if same else stats.TOO_NOISY)
+    return stats.Verdict(stats.fraction(middle), stats.fraction(low), stats.fraction(high), 1 - a, None, word, m,
+                         p_eq if same else p)
