@@ -234,7 +234,7 @@ def _print_summary(path: str, names: set[str]) -> None:
 
     width = shutil.get_terminal_size((TERMINAL_WIDTH, 24)).columns  # 80 when not a terminal
     try:
-        text = summary(load(path, with_memory=False), names, width)
+        text = summary(load(path, with_memory=True), names, width)
     except UsageError as exc:  # e.g. --append to a file another serialbench version wrote
         print(f"no summary: {exc}", file=sys.stderr)
         return
