@@ -3,8 +3,8 @@
 One op has one time: what a warm, long-running client pays per call. The run's pyperf workers and
 compare's lockstep workers both measure it with one loop, clock, warm-up and process state
 (measure/timeloop.py, measure/environment.py). This command checks that they agree: it times a
-panel of benchmarks three ways, one after the other in one session, and flags any benchmark whose
-three medians differ by more than the tolerance:
+panel of benchmarks three ways, one FORMAT/IMPL at a time with its three ways back to back, and flags any benchmark
+whose three medians differ by more than the tolerance:
 - run: `python -m serialbench --fast` (a fresh pyperf worker per benchmark);
 - compare: an A/A `compare` session of this serialbench (lockstep workers, both sides alive, values
   of 2 ms in alternation), the first side's values;
@@ -87,6 +87,14 @@ def time_with_plain_loop(names: list[str], processes: int, say) -> dict[str, flo
     return medians
 
 
+def time_one_way(way: str, names: list[str], processes: int, scratch: Path, say) -> dict[str, float]:
+    if way == "run":
+        return time_with_run(names, processes, scratch, say)
+    if way == "compare":  # its per-round progress lines would drown the panel's
+        return time_with_compare(names, processes, lambda line: None if line.startswith("round ") else say(line))
+    return time_with_plain_loop(names, processes, say)
+
+
 def disagreement(times: dict[str, float]) -> float | None:
     """The largest over the smallest of the three medians, minus 1; None unless all three ran."""
     if len(times) < len(WAYS):
@@ -133,15 +141,20 @@ def run(argv: list[str]) -> int:
     def say(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    timed: dict[str, dict[str, float]] = {}
+    timed: dict[str, dict[str, float]] = {way: {} for way in WAYS}
+    groups = list(dict.fromkeys(name.rsplit("/", 2)[0] for name in names))  # FORMAT/IMPL
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="serialbench-check-") as scratch:
-        for way, measure in (("run", lambda: time_with_run(names, args.processes, Path(scratch), say)),
-                             ("compare", lambda: time_with_compare(names, args.processes, say)),
-                             ("plain", lambda: time_with_plain_loop(names, args.processes, say))):
-            say(f"timing {len(names)} benchmarks with the {way} harness")
-            started = time.monotonic()
-            timed[way] = measure()
-            say(f"  {format_duration(time.monotonic() - started)}")
+        for index, group in enumerate(groups):
+            # One FORMAT/IMPL at a time, its three ways back to back in an order that rotates: the
+            # machine's speed drifts over minutes here, and ways timed in three blocks of a long
+            # session differed by that drift, not by what the harnesses do.
+            chosen = [name for name in names if name.rsplit("/", 2)[0] == group]
+            order = WAYS[index % 3:] + WAYS[:index % 3]
+            say(f"[{index + 1}/{len(groups)}] {group}: {len(chosen)} benchmarks, {', '.join(order)} "
+                f"({format_duration(time.monotonic() - started)} so far)")
+            for way in order:
+                timed[way].update(time_one_way(way, chosen, args.processes, Path(scratch), say))
     lines, flagged = table(names, timed, tolerance)
     print("\n".join(lines))
     print(f"\nmedian time per op, three ways, each the median over {args.processes} processes: the run's pyperf "
