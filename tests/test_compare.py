@@ -532,3 +532,14 @@ def test_profile_and_verify_take_an_overlay(library, command):
     assert "lib/toylib" in done.stdout
     without = run_serialbench(*command, "--cases", library["cases"], env=library["env"])
     assert without.returncode != 0  # toylib is only in the overlay
+
+
+def test_a_relative_interpreter_path_is_made_absolute(monkeypatch, tmp_path):
+    # A side's workers start in its worktree: `--head-python .venv/bin/python` must still find it there.
+    import os
+
+    from serialbench.measure.side_setup import resolve_python
+
+    monkeypatch.chdir(Path(sys.executable).parent)
+    found = resolve_python(os.path.join(".", Path(sys.executable).name))
+    assert os.path.isabs(found) and os.path.samefile(found, sys.executable)

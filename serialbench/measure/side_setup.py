@@ -225,10 +225,11 @@ def with_environment(side: Side, python: str | None, specs: Sequence[str], say: 
 
 
 def resolve_python(python: str) -> str:
+    """The interpreter as an absolute path: a side's workers start in another directory."""
     found = shutil.which(python)
     if not found:
         raise UsageError(f"interpreter {python!r} not found; give a path or a command on PATH (e.g. python3.12)")
-    return found
+    return os.path.abspath(found)
 
 
 # --with SPEC for the commands that run in one process (profile, verify) and for the run -----------
