@@ -537,6 +537,7 @@ def test_profile_and_verify_take_an_overlay(library, command):
 def test_a_relative_interpreter_path_is_made_absolute(monkeypatch, tmp_path):
     # A side's workers start in its worktree: `--head-python .venv/bin/python` must still find it there.
     import os
+    from pathlib import Path
 
     from serialbench.measure.side_setup import resolve_python
 
