@@ -320,6 +320,18 @@ def test_unimodal_times_are_rarely_called_two_speeds(rounds):
         assert hits <= 5  # of 500: 1%
 
 
+def test_the_machines_drift_over_a_session_is_not_two_speeds():
+    # The machine slows by 20% for a stretch of the session: both sides' times step together, and
+    # one side's noise may hide the clusters that the other side's show. The ratio shows nothing.
+    rng = np.random.default_rng(24)
+    hits = 0
+    for _ in range(300):
+        drift = 0.18 * (np.arange(32) >= rng.integers(8, 24))
+        base, head = (np.exp(drift + s * rng.standard_normal(32)) for s in (0.01, 0.05))
+        hits += judge.speeds_of((base, head)) is not None
+    assert hits <= 3  # of 300
+
+
 def test_two_speed_processes_are_found_and_spoiled_ones_are_not_two_speeds():
     rng = np.random.default_rng(22)
     base, head = two_speed_times(rng, 300, 32), two_speed_times(rng, 300, 32)

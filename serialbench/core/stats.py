@@ -592,9 +592,24 @@ def two_speeds(times: Sequence[float]) -> Modes | None:
                  tuple(sorted(int(i) for i in order[0, split[0]:])))
 
 
-def mixed_rounds(base: Modes | None, head: Modes | None, rounds: int) -> int:
+def mixed_rounds(base: Modes | None, head: Modes | None, rounds: int,
+                 times: tuple[Sequence[float], Sequence[float]] | None = None) -> int:
     """How many of the rounds pair a slow process with a fast one. Two speeds on both sides in the same
-    rounds (the machine slowed down for a while) cancel in the ratio and do not count."""
+    rounds (the machine slowed down for a while) cancel in the ratio and do not count. With the rounds'
+    times, a round counts only when its own HEAD/BASE shows the gap (at least half of the slow side's
+    two speeds apart, in the slow side's direction): the machine's drift over a session can split one
+    side's times into clusters that the other side's noise hides, and then the ratio shows nothing."""
     slow_base = set(base.slow_rounds) if base else set()
     slow_head = set(head.slow_rounds) if head else set()
-    return sum((r in slow_base) != (r in slow_head) for r in range(rounds))
+    count = 0
+    for r in range(rounds):
+        if (r in slow_base) == (r in slow_head):
+            continue
+        if times is not None:
+            ratio = math.log(times[1][r] / times[0][r])
+            if r in slow_base and ratio > -math.log(base.ratio) / 2:
+                continue
+            if r in slow_head and ratio < math.log(head.ratio) / 2:
+                continue
+        count += 1
+    return count

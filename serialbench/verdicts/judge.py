@@ -224,7 +224,7 @@ def speeds_of(times: tuple[Sequence[float], Sequence[float]]) -> tuple | None:
     if rounds < TWO_SPEED_ROUNDS:
         return None
     modes = tuple(stats.two_speeds(side) for side in times)
-    return modes if stats.mixed_rounds(*modes, rounds) >= mixed_needed(rounds) else None
+    return modes if stats.mixed_rounds(*modes, rounds, times) >= mixed_needed(rounds) else None
 
 
 class Judge:
