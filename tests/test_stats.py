@@ -332,6 +332,26 @@ def test_the_machines_drift_over_a_session_is_not_two_speeds():
     assert hits <= 3  # of 300
 
 
+@pytest.mark.parametrize("change", [-0.24, +0.24])
+def test_drift_under_a_real_change_is_not_two_speeds(change):
+    # A protobuf sweep's step of -24% was called two speeds: every round's HEAD/BASE sat at -24%, which
+    # a check of the ratio against zero read as the gap of BASE's drift. The gap is from the usual ratio.
+    rng = np.random.default_rng(25)
+    hits = 0
+    for _ in range(300):
+        drift = 0.18 * (np.arange(32) >= rng.integers(8, 24))
+        base = np.exp(drift + 0.01 * rng.standard_normal(32))
+        head = np.exp(drift + change + 0.05 * rng.standard_normal(32))
+        hits += judge.speeds_of((base, head)) is not None
+    assert hits <= 3  # of 300
+
+
+def test_two_speed_processes_under_a_real_change_are_still_found():
+    rng = np.random.default_rng(26)
+    base, head = two_speed_times(rng, 300, 32), two_speed_times(rng, 300, 32) * 0.76
+    assert sum(judge.speeds_of((b, h)) is not None for b, h in zip(base, head)) >= 0.9 * 300
+
+
 def test_two_speed_processes_are_found_and_spoiled_ones_are_not_two_speeds():
     rng = np.random.default_rng(22)
     base, head = two_speed_times(rng, 300, 32), two_speed_times(rng, 300, 32)

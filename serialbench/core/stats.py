@@ -598,18 +598,22 @@ def mixed_rounds(base: Modes | None, head: Modes | None, rounds: int,
     rounds (the machine slowed down for a while) cancel in the ratio and do not count. With the rounds'
     times, a round counts only when its own HEAD/BASE shows the gap (at least half of the slow side's
     two speeds apart, in the slow side's direction): the machine's drift over a session can split one
-    side's times into clusters that the other side's noise hides, and then the ratio shows nothing."""
+    side's times into clusters that the other side's noise hides, and then the ratio shows nothing.
+    The gap is measured from the rounds' usual ratio (their median), not from 1: under a real change
+    every round's HEAD/BASE sits away from 1."""
     slow_base = set(base.slow_rounds) if base else set()
     slow_head = set(head.slow_rounds) if head else set()
+    if times is not None:
+        ratios = np.log(np.asarray(times[1][:rounds], float) / np.asarray(times[0][:rounds], float))
+        ratios -= np.median(ratios)
     count = 0
     for r in range(rounds):
         if (r in slow_base) == (r in slow_head):
             continue
         if times is not None:
-            ratio = math.log(times[1][r] / times[0][r])
-            if r in slow_base and ratio > -math.log(base.ratio) / 2:
+            if r in slow_base and ratios[r] > -math.log(base.ratio) / 2:
                 continue
-            if r in slow_head and ratio < math.log(head.ratio) / 2:
+            if r in slow_head and ratios[r] < math.log(head.ratio) / 2:
                 continue
         count += 1
     return count
