@@ -7,6 +7,7 @@ import math
 import os
 import sys
 import textwrap
+from dataclasses import replace
 
 import pytest
 
@@ -182,3 +183,33 @@ def test_json_keeps_null_for_what_has_no_number():
     data = json.loads(sweep_json(Sweep(["1.0", "2.0"], [row], 0.02)))
     assert data["benchmarks"][0]["steps"][0] == {"from": "1.0", "to": "2.0", "change": 1.0, "low": None,
                                                  "high": None, "verdict": "too noisy to tell", "rounds": 2}
+
+
+def test_a_two_speed_step_is_marked_and_named_never_passed_as_no_step():
+    # A protobuf sweep's -24% step whose sides' processes ran at two speeds read "no step" with no mark.
+    changes = [0.001, -0.002, -0.24, 0.003]
+    row = full_row("tfserving-grpc/direct/int32x3/100K", changes, 255e-6)
+    steps = tuple(replace(s, verdict=stats.TWO_SPEEDS) if s.after == "2.46.0" else s for s in row.steps)
+    text = format_sweep(Sweep(SIDES, [replace(row, steps=steps)], 0.02))
+    assert "-24.1% ~" in text
+    assert ("tfserving-grpc/direct/int32x3/100K: no step found; two speeds at 2.46.0, no verdict from the mix "
+            "(-24.0% [-26.0%, -22.0%])") in text
+    assert "~: two speeds, no verdict from the mix" in text
+
+
+def test_selection_rows_of_two_sessions_say_how_many_benchmarks_each_is_over_and_survive_json_and_merge():
+    # Benchmarks that some sides refuse run in a session of their own: one step, two selection rows.
+    both = [replace(step("2.45.0", "2.46.0", -0.2, stats.FASTER), benchmarks=6),
+            replace(step("2.45.0", "2.46.0", 0.001, stats.NO_CHANGE), benchmarks=2)]
+    sweep = Sweep(SIDES, ROWS, 0.02, selections=[step("2.40.0", "2.44.0", 0.0, stats.NO_CHANGE), *both])
+    text = format_sweep(sweep)
+    assert "selection 2.40.0 -> 2.44.0: no change" in text
+    assert "selection (of 6 benchmarks) 2.45.0 -> 2.46.0: faster, -20.0% [-22.0%, -18.0%]" in text
+    assert "selection (of 2 benchmarks) 2.45.0 -> 2.46.0: no change" in text
+    back = sweep_from_json(sweep_json(sweep), "sweep.json")
+    assert [(s.before, s.after, s.verdict, s.benchmarks) for s in back.selections] == \
+        [(s.before, s.after, s.verdict, s.benchmarks) for s in sweep.selections]
+    parts = [part(*releases.shard(SIDES, k, 2), k) for k in (1, 2)]
+    parts[0].selections = [step("2.40.0", "2.44.0", 0.0, stats.NO_CHANGE)]
+    parts[1].selections = [step("2.45.0", "2.46.0", -0.2, stats.FASTER)]
+    assert [(s.before, s.after) for s in merge(parts).selections] == [("2.40.0", "2.44.0"), ("2.45.0", "2.46.0")]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -36,6 +36,7 @@ class Step:
     verdict: str
     rounds: int
     detectable: float = math.inf
+    benchmarks: int = 0  # a selection row's: how many benchmarks its median is over
 
     @property
     def changed(self) -> bool:
@@ -144,7 +145,7 @@ class StepJudges:
                 continue
             x = np.array([values[:first] for values in series])[np.newaxis]
             verdict = judge_verdict(selection(x, self.min_effect), 0)
-            out.append(_step(self.labels[pair[0]], self.labels[pair[1]], verdict))
+            out.append(replace(_step(self.labels[pair[0]], self.labels[pair[1]], verdict), benchmarks=len(series)))
         return out
 
 
@@ -216,8 +217,10 @@ def merge(parts: Sequence[Sweep]) -> Sweep:
             rows.append(SweepRow(name, tuple(sides), tuple(medians), tuple(steps), tuple(anchored)))
     machines = {side: owner[side].machines.get(side, {}) for side in columns}
     left_out = {k: v for part in parts for k, v in part.left_out.items()}
+    # a step's selection row from the part that owns the step's later side (it timed both sides)
+    selections = [step for part in parts for step in part.selections if owner.get(step.after) is part]
     return Sweep(columns, rows, first.min_effect, machines, list(first.releases), columns, None, left_out,
-                 notes + machine_notes(machines))
+                 notes + machine_notes(machines), selections)
 
 
 def machine_notes(machines: dict[str, dict]) -> list[str]:

@@ -2,7 +2,8 @@
 
 The anchor's column gives the median time per op; every later column the change against the anchor.
 A mark after a change says what the step into that release (from the previous column) was: `*` a
-step (slower or faster), `?` too noisy to tell. The same cells print as text and as Markdown.
+step (slower or faster), `?` too noisy to tell, `~` two speeds (a side's processes ran at one of two
+speeds, and no verdict is taken from the mix). The same cells print as text and as Markdown.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from serialbench.core.tables import markdown_table as render_markdown
 from serialbench.core.tables import text_table
 from serialbench.verdicts.steps import Step, Sweep, SweepRow
 
-MARKS = {stats.SLOWER: " *", stats.FASTER: " *", stats.TOO_NOISY: " ?", stats.NO_CHANGE: "  "}
+MARKS = {stats.SLOWER: " *", stats.FASTER: " *", stats.TOO_NOISY: " ?", stats.TWO_SPEEDS: " ~",
+         stats.NO_CHANGE: "  "}
 
 
 def machine_letters(sweep: Sweep) -> dict[str, str]:
@@ -61,12 +63,16 @@ def step_lines(rows: Sequence[SweepRow]) -> list[str]:
     for row in rows:
         changed = [step for step in row.steps if step.changed]
         noisy = [step.after for step in row.steps if step.verdict == stats.TOO_NOISY]
+        mixed = [step for step in row.steps if step.verdict == stats.TWO_SPEEDS]
         if changed:
             text = "; ".join(describe(step) for step in changed)
         else:
-            text = "no step" if not noisy else "no step found"
+            text = "no step" if not noisy and not mixed else "no step found"
         if noisy:
             text += f" (too noisy to tell at {', '.join(noisy)})"
+        if mixed:
+            text += "; " + "; ".join(f"two speeds at {step.after}, no verdict from the mix ({change_text(step)})"
+                                     for step in mixed)
         lines.append(f"{row.name}: {text}")
     return lines
 
@@ -100,8 +106,15 @@ def summary(rows: Sequence[SweepRow]) -> str:
 
 def selection_lines(sweep: Sweep) -> list[str]:
     """Each step's verdict on the whole selection (the median over benchmarks of each round's change)."""
-    return [f"selection {step.before} -> {step.after}: {step.verdict}, {change_text(step)}"
+    pairs = [(step.before, step.after) for step in sweep.selections]
+    return [f"selection{_of(step, pairs)} {step.before} -> {step.after}: {step.verdict}, {change_text(step)}"
             for step in sweep.selections]
+
+
+def _of(step: Step, pairs: list[tuple[str, str]]) -> str:
+    """' (of 6 benchmarks)' where two sessions of the sweep (benchmarks that different sides refuse) each
+    give this step a selection row; nothing where the step has one."""
+    return f" (of {step.benchmarks} benchmarks)" if pairs.count((step.before, step.after)) > 1 else ""
 
 
 def left_out(sweep: Sweep) -> list[str]:
@@ -113,7 +126,8 @@ def legend(sweep: Sweep) -> list[str]:
              "over a round's cycles of side/anchor - 1, Hodges-Lehmann over the rounds). * after a change: the "
              "step from the previous column to this one is slower or faster by compare's rule, corrected across "
              "every step and benchmark of the table (minimum effect "
-             f"{sweep.min_effect * 100:g}%); ?: too noisy to tell; -: not run (refused); (first): the median of the "
+             f"{sweep.min_effect * 100:g}%); ?: too noisy to tell; ~: two speeds, no verdict from the mix; "
+             "-: not run (refused); (first): the median of the "
              "first side that ran a benchmark the anchor refused, the changes of that row against it. Intervals "
              "are at the level each verdict used."]
     letters = machine_letters(sweep)
