@@ -414,3 +414,15 @@ def test_a_benchmark_settled_before_is_ignored_when_asked_again():
     assert [v.word for v in settled] == [stats.SLOWER, stats.NO_CHANGE] and settled[0].rounds == 8
     assert j.look({"a": -slower[:16], "b": same[:16] + 1}, 1, False) == {"a", "b"}  # calibrate asks again
     assert [row.verdict for row in j.rows()] == settled
+
+
+def test_a_selection_of_one_benchmark_has_no_selection_row():
+    # compare on one benchmark showed its row "no change" at 64 rounds and, under it, a selection row
+    # "too noisy to tell" from the first 8: two verdicts on one benchmark.
+    rng = np.random.default_rng(27)
+    j = judge.Judge(["only"], LOOKS)
+    j.look({"only": 0.01 * rng.standard_normal(8)}, 0, True)
+    assert j.selection_row() is None
+    two = judge.Judge(["a", "b"], LOOKS)
+    two.look({n: 0.01 * rng.standard_normal(8) for n in ("a", "b")}, 0, True)
+    assert two.selection_row() is not None

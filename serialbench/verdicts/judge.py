@@ -277,8 +277,10 @@ class Judge:
                 for name in self.names if name in self.estimates]
 
     def selection_row(self) -> stats.Verdict | None:
-        """The typical change over the selection, on the first look's rounds (those every benchmark ran)."""
-        if len(self.estimates) < 1:
+        """The typical change over the selection, on the first look's rounds (those every benchmark ran).
+        None for a selection of one: its row says it, and a second verdict on fewer rounds could only
+        contradict it."""
+        if len(self.estimates) < 2:
             return None
         first = min(self.looks[0], min(len(v) for v in self.estimates.values()))
         if first < 2:
