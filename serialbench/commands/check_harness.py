@@ -44,12 +44,15 @@ WAYS = ("run", "compare", "plain")
 
 
 def time_with_run(names: list[str], processes: int, scratch: Path, say) -> dict[str, float]:
-    out = scratch / "run.json"
+    # A file of its own per call: a run never overwrites a result file, and one shared name made every
+    # call after the first read the first call's file back (a whole panel's run column came out empty).
+    out = Path(tempfile.mkdtemp(dir=scratch)) / "run.json"
     patterns = [arg for name in names for arg in ("-b", name)]
     done = subprocess.run([sys.executable, "-m", "serialbench", "--fast", "-p", str(processes), "--quiet",
                            "--no-summary", *patterns, "-o", str(out)], cwd=scratch, capture_output=True, text=True)
     if not out.exists():
-        raise UsageError(f"the run failed: {last_line(done.stderr) or done.returncode}")
+        say(f"the run failed: {last_line(done.stderr) or f'exit status {done.returncode}'}")
+        return {}
     for line in done.stderr.splitlines():
         if "not timed" in line:
             say(line)
@@ -96,26 +99,32 @@ def time_one_way(way: str, names: list[str], processes: int, scratch: Path, say)
 
 
 def disagreement(times: dict[str, float]) -> float | None:
-    """The largest over the smallest of the three medians, minus 1; None unless all three ran."""
-    if len(times) < len(WAYS):
+    """The largest over the smallest of the medians the ways gave, minus 1; None with fewer than two."""
+    if len(times) < 2:
         return None
     return max(times.values()) / min(times.values()) - 1
 
 
-def table(names: list[str], timed: dict[str, dict[str, float]], tolerance: float) -> tuple[list[str], list[str]]:
+def table(names: list[str], timed: dict[str, dict[str, float]],
+          tolerance: float) -> tuple[list[str], list[str], list[str]]:
+    """The panel's lines, the benchmarks whose ways disagree, and those some way did not time: a check
+    with a way missing has not been made, and never reads as agreement."""
     rows = [("benchmark", "run", "compare", "plain", "run/plain", "compare/plain", "")]
-    flagged = []
+    flagged, missing = [], []
     for name in names:
         times = {way: timed[way][name] for way in WAYS if name in timed[way]}
         spread = disagreement(times)
-        flag = "" if spread is None else ("DISAGREE" if spread > tolerance else "agree")
+        flag = "DISAGREE" if spread is not None and spread > tolerance else \
+            "NOT TIMED" if len(times) < len(WAYS) else "agree"
         if flag == "DISAGREE":
             flagged.append(name)
+        if len(times) < len(WAYS):
+            missing.append(name)
         plain = times.get("plain")
         rows.append((name, *(format_time(times[way]) if way in times else "-" for way in WAYS),
                      *(format_ratio(times[way] / plain) if plain and way in times else "-" for way in WAYS[:2]),
                      flag))
-    return text_table(rows, left=(0, 6)), flagged
+    return text_table(rows, left=(0, 6)), flagged, missing
 
 
 def run(argv: list[str]) -> int:
@@ -155,13 +164,17 @@ def run(argv: list[str]) -> int:
                 f"({format_duration(time.monotonic() - started)} so far)")
             for way in order:
                 timed[way].update(time_one_way(way, chosen, args.processes, Path(scratch), say))
-    lines, flagged = table(names, timed, tolerance)
+    lines, flagged, missing = table(names, timed, tolerance)
     print("\n".join(lines))
     print(f"\nmedian time per op, three ways, each the median over {args.processes} processes: the run's pyperf "
           f"workers (--fast), compare's lockstep workers (A/A, one a round), a plain warm loop in a fresh process; "
-          f"DISAGREE where the largest exceeds the smallest by more than {tolerance * 100:g}%")
+          f"DISAGREE where the largest exceeds the smallest by more than {tolerance * 100:g}%; NOT TIMED where a "
+          f"way gave no time (its error is above)")
     if flagged:
         print(f"{len(flagged)} of {len(names)} disagree: {', '.join(flagged)}")
+    if missing:
+        print(f"{len(missing)} of {len(names)} not timed by every way: {', '.join(missing)}")
+    if flagged or missing:
         return 1
     print(f"all {len(names)} agree within {tolerance * 100:g}%")
     return 0
