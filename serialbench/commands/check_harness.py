@@ -113,12 +113,11 @@ def table(names: list[str], timed: dict[str, dict[str, float]],
     flagged, missing = [], []
     for name in names:
         times = {way: timed[way][name] for way in WAYS if name in timed[way]}
-        spread = disagreement(times)
-        flag = "DISAGREE" if spread is not None and spread > tolerance else \
-            "NOT TIMED" if len(times) < len(WAYS) else "agree"
+        spread, complete = disagreement(times), len(times) == len(WAYS)
+        flag = "DISAGREE" if spread is not None and spread > tolerance else "agree" if complete else "NOT TIMED"
         if flag == "DISAGREE":
             flagged.append(name)
-        if len(times) < len(WAYS):
+        if not complete:
             missing.append(name)
         plain = times.get("plain")
         rows.append((name, *(format_time(times[way]) if way in times else "-" for way in WAYS),

@@ -277,16 +277,22 @@ class Judge:
                 for name in self.names if name in self.estimates]
 
     def selection_row(self) -> stats.Verdict | None:
-        """The typical change over the selection, on the first look's rounds (those every benchmark ran).
-        None for a selection of one: its row says it, and a second verdict on fewer rounds could only
-        contradict it."""
-        if len(self.estimates) < 2:
-            return None
-        first = min(self.looks[0], min(len(v) for v in self.estimates.values()))
-        if first < 2:
-            return None
-        x = np.array([values[:first] for values in self.estimates.values()])[np.newaxis]
-        return verdict_at(selection(x, self.min_effect, self.alpha), 0)
+        """The typical change over the selection (selection_verdict)."""
+        return selection_verdict(list(self.estimates.values()), self.looks[0], self.min_effect, self.alpha)
+
+
+def selection_verdict(series: Sequence[Sequence[float]], first_look: int, min_effect: float = stats.MIN_EFFECT,
+                      alpha: float = stats.ALPHA) -> stats.Verdict | None:
+    """The typical change over benchmarks' round estimates, on the first look's rounds (those every
+    benchmark ran). None for a selection of one: its row says it, and a second verdict on fewer rounds
+    could only contradict it."""
+    if len(series) < 2:
+        return None
+    first = min(first_look, min(len(values) for values in series))
+    if first < 2:
+        return None
+    x = np.array([values[:first] for values in series])[np.newaxis]
+    return verdict_at(selection(x, min_effect, alpha), 0)
 
 
 # --- two result files ------------------------------------------------------------------------------

@@ -14,13 +14,10 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-import numpy as np
-
 from serialbench.core import stats
 from serialbench.core.errors import UsageError
 from serialbench.measure.schedule import Session
-from serialbench.verdicts.judge import Judge, selection
-from serialbench.verdicts.judge import verdict_at as judge_verdict
+from serialbench.verdicts.judge import Judge, selection_verdict
 from serialbench.verdicts.paired import medians, round_estimates
 
 
@@ -140,12 +137,9 @@ class StepJudges:
         out = []
         for pair in self.step_pairs:
             series = [self.steps.estimates[(name, pair)] for name in self.names if (name, pair) in self.steps.estimates]
-            first = min([self.steps.looks[0], *(len(v) for v in series)]) if series else 0
-            if first < 2 or len(series) < 2:  # one benchmark: its own step says it (Judge.selection_row)
-                continue
-            x = np.array([values[:first] for values in series])[np.newaxis]
-            verdict = judge_verdict(selection(x, self.min_effect), 0)
-            out.append(replace(_step(self.labels[pair[0]], self.labels[pair[1]], verdict), benchmarks=len(series)))
+            verdict = selection_verdict(series, self.steps.looks[0], self.min_effect, self.steps.alpha)
+            if verdict is not None:
+                out.append(replace(_step(self.labels[pair[0]], self.labels[pair[1]], verdict), benchmarks=len(series)))
         return out
 
 
