@@ -197,18 +197,21 @@ def test_a_two_speed_step_is_marked_and_named_never_passed_as_no_step():
     assert "~: two speeds, no verdict from the mix" in text
 
 
-def test_selection_rows_of_two_sessions_say_how_many_benchmarks_each_is_over_and_survive_json_and_merge():
+def test_selection_rows_of_two_sessions_say_which_benchmarks_each_is_over_and_survive_json_and_merge():
     # Benchmarks that some sides refuse run in a session of their own: one step, two selection rows.
-    both = [replace(step("2.45.0", "2.46.0", -0.2, stats.FASTER), benchmarks=6),
-            replace(step("2.45.0", "2.46.0", 0.001, stats.NO_CHANGE), benchmarks=2)]
+    tf = tuple(f"tfserving-grpc/{impl}/float32/{tier}" for impl in ("direct", "wire") for tier in ("100K", "1M", "1K"))
+    both = [replace(step("2.45.0", "2.46.0", -0.2, stats.FASTER), benchmarks=6, names=tf),
+            replace(step("2.45.0", "2.46.0", 0.001, stats.NO_CHANGE), benchmarks=2,
+                    names=("kserve-grpc/raw/float32/100K", "kserve-grpc/raw/float32/1M"))]
     sweep = Sweep(SIDES, ROWS, 0.02, selections=[step("2.40.0", "2.44.0", 0.0, stats.NO_CHANGE), *both])
     text = format_sweep(sweep)
     assert "selection 2.40.0 -> 2.44.0: no change" in text
-    assert "selection (of 6 benchmarks) 2.45.0 -> 2.46.0: faster, -20.0% [-22.0%, -18.0%]" in text
-    assert "selection (of 2 benchmarks) 2.45.0 -> 2.46.0: no change" in text
+    assert ("selection (of 6 benchmarks: tfserving-grpc/direct, tfserving-grpc/wire) 2.45.0 -> 2.46.0: faster, "
+            "-20.0% [-22.0%, -18.0%]") in text
+    assert "selection (of 2 benchmarks: kserve-grpc/raw) 2.45.0 -> 2.46.0: no change" in text
     back = sweep_from_json(sweep_json(sweep), "sweep.json")
-    assert [(s.before, s.after, s.verdict, s.benchmarks) for s in back.selections] == \
-        [(s.before, s.after, s.verdict, s.benchmarks) for s in sweep.selections]
+    assert [(s.before, s.after, s.verdict, s.benchmarks, s.names) for s in back.selections] == \
+        [(s.before, s.after, s.verdict, s.benchmarks, s.names) for s in sweep.selections]
     parts = [part(*releases.shard(SIDES, k, 2), k) for k in (1, 2)]
     parts[0].selections = [step("2.40.0", "2.44.0", 0.0, stats.NO_CHANGE)]
     parts[1].selections = [step("2.45.0", "2.46.0", -0.2, stats.FASTER)]

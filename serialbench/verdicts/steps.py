@@ -34,6 +34,7 @@ class Step:
     rounds: int
     detectable: float = math.inf
     benchmarks: int = 0  # a selection row's: how many benchmarks its median is over
+    names: tuple[str, ...] = ()  # and which (a sweep of two sessions has two rows for one step)
 
     @property
     def changed(self) -> bool:
@@ -136,10 +137,12 @@ class StepJudges:
         """Each step's selection row: the typical change over the session's benchmarks (judge.selection)."""
         out = []
         for pair in self.step_pairs:
-            series = [self.steps.estimates[(name, pair)] for name in self.names if (name, pair) in self.steps.estimates]
+            names = tuple(name for name in self.names if (name, pair) in self.steps.estimates)
+            series = [self.steps.estimates[(name, pair)] for name in names]
             verdict = selection_verdict(series, self.steps.looks[0], self.min_effect, self.steps.alpha)
             if verdict is not None:
-                out.append(replace(_step(self.labels[pair[0]], self.labels[pair[1]], verdict), benchmarks=len(series)))
+                out.append(replace(_step(self.labels[pair[0]], self.labels[pair[1]], verdict),
+                                   benchmarks=len(series), names=names))
         return out
 
 

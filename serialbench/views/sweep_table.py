@@ -112,9 +112,13 @@ def selection_lines(sweep: Sweep) -> list[str]:
 
 
 def _of(step: Step, pairs: list[tuple[str, str]]) -> str:
-    """' (of 6 benchmarks)' where two sessions of the sweep (benchmarks that different sides refuse) each
-    give this step a selection row; nothing where the step has one."""
-    return f" (of {step.benchmarks} benchmarks)" if pairs.count((step.before, step.after)) > 1 else ""
+    """' (of 6 benchmarks: tfserving-grpc/direct)' where two sessions of the sweep (benchmarks that
+    different sides refuse) each give this step a selection row: how many, and their FORMAT/IMPL.
+    Nothing where the step has one row."""
+    if pairs.count((step.before, step.after)) < 2:
+        return ""
+    groups = list(dict.fromkeys(name.rsplit("/", 2)[0] for name in step.names))
+    return f" (of {step.benchmarks} benchmarks{': ' + ', '.join(groups) if groups else ''})"
 
 
 def left_out(sweep: Sweep) -> list[str]:

@@ -65,7 +65,8 @@ def sweep_json(sweep: Sweep) -> str:
         "releases": sweep.releases, "own": sweep.own,
         "shard": f"{sweep.shard[0]}/{sweep.shard[1]}" if sweep.shard else None,
         "left_out": sweep.left_out, "format": SWEEP_FORMAT,
-        "selection": [{**_step(step), "benchmarks": step.benchmarks} for step in sweep.selections],
+        "selection": [{**_step(step), "benchmarks": step.benchmarks, "names": list(step.names)}
+                      for step in sweep.selections],
     })
 
 
@@ -83,8 +84,8 @@ def sweep_from_json(text: str, path: str) -> Sweep:
         shard = tuple(int(part) for part in data["shard"].split("/")) if data.get("shard") else None
         return Sweep(sides, rows, data["min_effect"], data.get("machines", {}), data.get("releases") or sides,
                      data.get("own") or sides, shard, data.get("left_out", {}),
-                     selections=[replace(_read_step(s), benchmarks=s.get("benchmarks", 0))
-                                 for s in data.get("selection", [])])
+                     selections=[replace(_read_step(s), benchmarks=s.get("benchmarks", 0),
+                                         names=tuple(s.get("names", ()))) for s in data.get("selection", [])])
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{path} is not a sweep's --json file ({type(exc).__name__}: {exc}); give the files "
                          "that 'sweep --json FILE' wrote") from None
