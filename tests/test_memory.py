@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from serialbench.measure.allocations import count
+from serialbench.measure.allocations import count, totals, totals_from_records
 from serialbench.measure.memory import measure
 from serialbench.results.files import load, memory_path_for
 from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
@@ -72,6 +72,26 @@ def test_a_buffer_that_numpy_mallocs_outside_pythons_allocator_is_counted():
     counted = count(lambda: np.empty(1_000_000, dtype=np.uint8))
     assert counted.allocs_per_op == pytest.approx(2, abs=0.01)
     assert 1_000_000 <= counted.bytes_per_op < 1_000_000 + 200
+
+
+def test_memrays_private_reader_and_its_public_records_give_the_same_totals(tmp_path):
+    # The count uses memray's private C++ reader where it exists, the public FileReader where not:
+    # both must count the same calls and bytes (frees excluded), here on Python, numpy and msgpack
+    # allocations, a realloc among them.
+    import memray
+    import msgpack
+
+    array = np.arange(50_000, dtype=np.float32)
+    path = str(tmp_path / "capture.bin")
+    with memray.Tracker(path, trace_python_allocators=True, follow_fork=False):
+        for _ in range(4):
+            array[:2_000].tolist()
+            msgpack.packb({"x": array.tobytes()})
+            bytearray(100) + bytearray(100_000)
+            np.concatenate([array, array])
+    allocs, allocated = totals_from_records(path)
+    assert allocs > 4_000 and allocated > 4 * 3 * array.nbytes
+    assert totals(path) == (allocs, allocated)
 
 
 def test_python_and_method_calls_add_no_allocation_of_their_own():
