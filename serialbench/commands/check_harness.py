@@ -3,8 +3,8 @@
 One op has one time: what a warm, long-running client pays per call. The run's pyperf workers and
 compare's lockstep workers both measure it with one loop, clock, warm-up and process state
 (measure/timeloop.py, measure/environment.py). This command checks that they agree: it times a
-panel of benchmarks three ways, one FORMAT/IMPL at a time with its three ways back to back, and flags any benchmark
-whose three medians differ by more than the tolerance:
+panel of benchmarks three ways, one FORMAT/IMPL at a time with its three ways back to back, and
+flags any benchmark that two ways time apart by more than the tolerance (below):
 - run: `python -m serialbench --fast` (a fresh pyperf worker per benchmark);
 - compare: an A/A `compare` session of this serialbench (lockstep workers, both sides alive, values
   of 2 ms in alternation), the first side's values;
@@ -13,7 +13,8 @@ The default panel is every implementation at float32 100K and 1M, where copies a
 for the process's memory state to matter, and the benchmarks where the harnesses once disagreed.
 
 Each way times a benchmark in several fresh processes, and on a shared VM two processes of one way
-can differ by more than the tolerance (the heap layout and the CPU a process gets). So two ways
+can differ by more than the tolerance (at 1M the machine's speed moves by up to 2x over seconds,
+results/README.md). So two ways
 disagree only when their medians differ by more than the tolerance and none of one way's processes
 reaches the other's: a harness that shifts an op's time moves all its processes. Where the medians
 differ as much as the processes of one way do, the row says "noisy": no harness is shown to be at
