@@ -5,7 +5,11 @@ Each benchmark's per-worker medians (100K and 1M tiers) are resampled into three
 processes with no bias between them; then one way is scaled by a bias. The rates are those of
 `verdict` (DISAGREE) and of the medians alone (largest over smallest beyond the tolerance).
 
-    python results/simulate_check_harness.py results/REFERENCE.json
+It needs workers to resample: at least 5 a benchmark. The figures in results/README.md are from the
+reference of 1ea4795 (6 workers a benchmark; the current one has 3):
+
+    git show 0e77d55:results/REFERENCE.json > /tmp/reference-1ea4795.json
+    python results/simulate_check_harness.py /tmp/reference-1ea4795.json
 """
 
 import random
@@ -20,6 +24,9 @@ suite = pyperf.BenchmarkSuite.load(sys.argv[1])
 workers = [[statistics.median(run.values) for run in bench.get_runs() if run.values]
            for bench in suite.get_benchmarks() if bench.get_name().endswith(("/100K", "/1M"))]
 workers = [medians for medians in workers if len(medians) >= 5]
+if not workers:
+    sys.exit(f"{sys.argv[1]}: no benchmark at 100K or 1M has 5 workers or more to resample; "
+             "give a run of -p 5 or more")
 rng = random.Random(24)
 print(f"{len(workers)} benchmarks of {sys.argv[1]}, 20 draws each; DISAGREE by the medians alone / by the verdict")
 for processes in (3, 5):

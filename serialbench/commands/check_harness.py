@@ -123,8 +123,8 @@ def verdict(processes: dict[str, list[float]], tolerance: float) -> str:
 
     DISAGREE: two ways' medians differ by more than the tolerance and their processes do not overlap
     (every process of one way slower than every process of the other). On unbiased benchmarks with
-    this VM's process-to-process noise (the reference run's workers resampled into three ways by
-    results/simulate_check_harness.py, or processes at two speeds 1.6x apart as in
+    this VM's process-to-process noise (the workers of the reference run of 1ea4795 resampled into
+    three ways by results/simulate_check_harness.py, or processes at two speeds 1.6x apart as in
     tests/test_check_harness.py), the medians alone said DISAGREE for 25-50% of them; this verdict
     for 0.3-2% at 5 processes a way and 6-16% at 3, and for over 90% of benchmarks whose run took
     twice as long.
