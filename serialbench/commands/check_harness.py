@@ -14,11 +14,10 @@ for the process's memory state to matter, and the benchmarks where the harnesses
 
 Each way times a benchmark in several fresh processes, and on a shared VM two processes of one way
 can differ by more than the tolerance (at 1M the machine's speed moves by up to 2x over seconds,
-results/README.md). So two ways
-disagree only when their medians differ by more than the tolerance and none of one way's processes
-reaches the other's: a harness that shifts an op's time moves all its processes. Where the medians
-differ as much as the processes of one way do, the row says "noisy": no harness is shown to be at
-fault, and more processes would tell.
+results/README.md). So two ways disagree only when their medians differ by more than the tolerance
+and none of one way's processes reaches the other's: a harness that shifts an op's time moves all
+its processes. Where the medians differ as much as the processes of one way do, the row says
+"noisy": no harness is shown to be at fault, and more processes would tell.
 """
 
 from __future__ import annotations
@@ -34,8 +33,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import pyperf
-
 from serialbench.catalog.registry import select
 from serialbench.commands.options import add_filter_arguments, new_output, parser
 from serialbench.core.errors import UsageError
@@ -45,6 +42,9 @@ from serialbench.core.tables import text_table
 from serialbench.measure.environment import worker_variables
 from serialbench.measure.schedule import MIN_TIME, Budget, run_session
 from serialbench.measure.worktrees import work_tree
+from serialbench.results.files import load
+from serialbench.results.session_files import runs_of
+from serialbench.verdicts.paired import medians as per_process_medians
 
 DEFAULT_PANEL = ["*/*/float32/100K", "*/*/float32/1M", "msgpack/packb/float32/100K",
                  "triton-binary/struct-pack/int32x3/100K", "triton-binary/join/int32x3/100K"]
@@ -66,10 +66,8 @@ def time_with_run(names: list[str], processes: int, scratch: Path, say) -> dict[
     for line in done.stderr.splitlines():
         if "not timed" in line:
             say(line)
-    suite = pyperf.BenchmarkSuite.load(str(out))
-    per_worker = {bench.get_name(): [statistics.median(run.values) for run in bench.get_runs() if run.values]
-                  for bench in suite.get_benchmarks()}
-    return {name: medians for name, medians in per_worker.items() if medians}
+    per_worker = {result.name: per_process_medians(runs_of(result.benchmark)) for result in load(out, with_memory=False).results}
+    return {name: found for name, found in per_worker.items() if found}
 
 
 def time_with_compare(names: list[str], rounds: int, say) -> dict[str, list[float]]:
@@ -77,8 +75,7 @@ def time_with_compare(names: list[str], rounds: int, say) -> dict[str, list[floa
         sides = [dataclasses.replace(tree, label=label) for label in ("A", "A'")]
         session = run_session(sides, names, Budget((rounds,), None, MIN_TIME), lambda *args: set(), say)
     # Every round starts new workers: a round's values are one process's.
-    return {name: [statistics.median(run.values) for run in runs]
-            for name, runs in session.runs["A"].items() if runs}
+    return {name: per_process_medians(runs) for name, runs in session.runs["A"].items() if runs}
 
 
 def time_with_plain_loop(names: list[str], processes: int, say) -> dict[str, list[float]]:
