@@ -66,7 +66,8 @@ def time_with_run(names: list[str], processes: int, scratch: Path, say) -> dict[
     for line in done.stderr.splitlines():
         if "not timed" in line:
             say(line)
-    per_worker = {result.name: per_process_medians(runs_of(result.benchmark)) for result in load(out, with_memory=False).results}
+    per_worker = {result.name: per_process_medians(runs_of(result.benchmark))
+                  for result in load(out, with_memory=False).results}
     return {name: found for name, found in per_worker.items() if found}
 
 
