@@ -1,0 +1,219 @@
+"""The CLI reference (docs/reference/cli.md), written from the commands' own parsers.
+
+`python tools/cli_reference.py` rewrites the page; `--check` exits 1 when the committed page differs
+from what the parsers say (tests/test_docs.py runs the same comparison). The page is built from the
+parsers' actions, not from argparse's `--help` text, whose layout changes between Python versions and
+terminal widths: what a page shows is then the same on every machine.
+
+`parser_of(command)` is the one place that knows how a command's parser is obtained. Today four
+commands build theirs in `make_cli()`, the run in `make_runner()`, and the others inside `run()`;
+for those, the parser is taken at its first `parse_args` call and nothing else of the command runs.
+When every command declares its arguments one way (issue 30), only this function changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import importlib
+import os
+import sys
+from pathlib import Path
+from unittest import mock
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "reference" / "cli.md"
+
+# pyperf's own options that the docs use, named on the page (the run's parser has every pyperf
+# option of the installed pyperf; the page lists only serialbench's, so that it does not change
+# with pyperf's releases).
+PYPERF_NAMED = ("--fast", "--rigorous", "--debug-single-value", "-p", "-n", "-w", "--min-time", "--loops",
+                "-o", "--append", "--python", "--compare-to", "-v")
+
+
+class _Taken(Exception):
+    """Carries the parser out of a command's run() at its first parse_args call."""
+
+    def __init__(self, parser: argparse.ArgumentParser):
+        super().__init__(parser.prog)
+        self.parser = parser
+
+
+def _take_parser(self, args=None, namespace=None):
+    raise _Taken(self)
+
+
+@contextlib.contextmanager
+def _machine_free():
+    """Defaults that name this machine's paths read as the documented ones (cache's ~/.cache)."""
+    with mock.patch.dict(os.environ, {"HOME": "~"}):
+        os.environ.pop("XDG_CACHE_HOME", None)
+        yield
+
+
+@functools.cache
+def _run_parser() -> argparse.ArgumentParser:
+    from serialbench.commands.run import make_runner
+
+    return make_runner().argparser  # pyperf allows one Runner a process: built once
+
+
+@functools.cache
+def _pyperf_dests() -> frozenset[str]:
+    """The run's options that are pyperf's own (a Runner subclass may be made once more)."""
+    import pyperf
+
+    class Bare(pyperf.Runner):
+        pass
+
+    return frozenset(action.dest for action in Bare().argparser._actions)
+
+
+def parser_of(command: str) -> argparse.ArgumentParser:
+    """The argparse parser of `python -m serialbench COMMAND`, built as the command builds it."""
+    from serialbench.__main__ import COMMANDS
+
+    if command == "run":
+        return _run_parser()
+    module = importlib.import_module("serialbench.commands." + COMMANDS[command][0])
+    with _machine_free():
+        if hasattr(module, "make_cli"):
+            return module.make_cli()
+        with mock.patch.object(argparse.ArgumentParser, "parse_args", _take_parser):
+            try:
+                module.run([])
+            except _Taken as taken:
+                return taken.parser
+    raise RuntimeError(f"{command}: run() returned without parsing its arguments")
+
+
+def _help(action: argparse.Action, prog: str) -> str:
+    text = action.help or ""
+    if "%" in text:  # argparse's own expansion: %(default)s, %%
+        text = text % {**vars(action), "prog": prog}
+    return _markdown_text(text)
+
+
+def _markdown_text(text: str) -> str:
+    """Help text as Markdown prints it: one line, no emphasis from a glob's '*' or a '_'."""
+    text = " ".join(text.split())
+    for char, escaped in (("\\", "\\\\"), ("|", "\\|"), ("*", "\\*"), ("_", "\\_"), ("<", "&lt;")):
+        text = text.replace(char, escaped)
+    return text
+
+
+def _names(action: argparse.Action) -> str:
+    if not action.option_strings:
+        return f"`{action.metavar or action.dest}`"
+    if action.nargs == 0:
+        return ", ".join(f"`{option}`" for option in action.option_strings)
+    metavar = action.metavar or action.dest.upper()
+    if isinstance(metavar, tuple):
+        metavar = " ".join(metavar)
+    if action.choices and not action.metavar:
+        metavar = "{" + ",".join(map(str, action.choices)) + "}"
+    return ", ".join(f"`{option} {metavar}`" for option in action.option_strings)
+
+
+def _default(action: argparse.Action) -> str:
+    if action.nargs == 0 or action.default in (None, [], "", argparse.SUPPRESS) or action.required:
+        return ""
+    return f"`{action.default}`"
+
+
+def _synopsis(prog: str, actions: list[argparse.Action]) -> str:
+    words = [prog]
+    for action in actions:
+        if action.option_strings:
+            continue
+        if isinstance(action, argparse._SubParsersAction):
+            words.append("{" + ",".join(action.choices) + "} ...")
+            continue
+        name = action.metavar or action.dest
+        words.append({"?": f"[{name}]", "*": f"[{name} ...]", "+": f"{name} [{name} ...]"}.get(action.nargs, name))
+    return " ".join(words + ["[options]"])
+
+
+def _table(parser: argparse.ArgumentParser, actions: list[argparse.Action]) -> list[str]:
+    rows = [a for a in actions if a.help != argparse.SUPPRESS and not isinstance(a, argparse._SubParsersAction)
+            and not isinstance(a, argparse._HelpAction)]
+    if not rows:
+        return []
+    lines = ["| argument | what it does | default |", "|---|---|---|"]
+    lines += [f"| {_names(a)} | {_help(a, parser.prog)} | {_default(a)} |" for a in rows]
+    return lines + [""]
+
+
+def _section(command: str, description: str) -> list[str]:
+    """A command's synopsis, description and options (a sub-command's too)."""
+    parser = parser_of(command)
+    actions = list(parser._actions)
+    if command == "run":
+        pyperf_own = _pyperf_dests()
+        actions = [a for a in actions if a.dest not in pyperf_own]
+        for option in PYPERF_NAMED:  # the names the page gives must be the run's options
+            assert option in parser._option_string_actions, option
+    lines = [f"## {command}", "", "```", _synopsis(parser.prog, actions), "```", ""]
+    lines += [_markdown_text(parser.description or description), ""]
+    if command == "run":
+        lines += ["Besides the options below, the run takes every option of pyperf's `Runner` ("
+                  + ", ".join(f"`{o}`" for o in PYPERF_NAMED)
+                  + ", ...): `python -m serialbench --help` lists them with the installed pyperf's words.", ""]
+    lines += _table(parser, actions)
+    for action in actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {choice.dest: choice.help for choice in action._choices_actions}
+            for name, sub in action.choices.items():
+                lines += [f"### {command} {name}", "", "```",
+                          _synopsis(sub.prog, sub._actions), "```", ""]
+                lines += [_markdown_text(helps.get(name, "").capitalize()) + ".", ""]
+                lines += _table(sub, list(sub._actions))
+    if parser.epilog:
+        lines += ["```", parser.epilog.rstrip(), "```", ""]
+    return lines
+
+
+def commands_table() -> list[str]:
+    """Every command with its one line, from the command table in serialbench/__main__.py."""
+    from serialbench.__main__ import COMMANDS
+
+    lines = ["| command | what it does |", "|---|---|"]
+    return lines + [f"| [`{name}`](#{name}) | {description} |" for name, (_, description) in COMMANDS.items()]
+
+
+def page() -> str:
+    from serialbench.__main__ import COMMANDS
+
+    lines = ["# Command line", "",
+             "<!-- Written by tools/cli_reference.py from the commands' parsers; do not edit by hand:",
+             "     run `python tools/cli_reference.py` after changing an option. -->", "",
+             "`python -m serialbench [COMMAND] [options]`; without a command, `run`. "
+             "`python -m serialbench COMMAND --help` prints the same options. A usage error is one line "
+             "on stderr and exit status 2.", ""]
+    lines += commands_table() + [""]
+    for command, (_, description) in COMMANDS.items():
+        lines += _section(command, description)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str]) -> int:
+    text = page()
+    if argv == ["--check"]:
+        if PAGE.read_text() != text:
+            print(f"{PAGE.relative_to(ROOT)} differs from the parsers: run python tools/cli_reference.py",
+                  file=sys.stderr)
+            return 1
+        return 0
+    if argv:
+        print("usage: python tools/cli_reference.py [--check]", file=sys.stderr)
+        return 2
+    PAGE.parent.mkdir(parents=True, exist_ok=True)
+    PAGE.write_text(text)
+    print(f"wrote {PAGE.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))  # this tree's serialbench, as the tests import it
+    sys.exit(main(sys.argv[1:]))
