@@ -1,0 +1,343 @@
+"""The README and the docs site say what the code does: their examples are checked, as pyperf's
+test_examples.py and benchstat's doc_test.go check theirs.
+
+- Every `python -m serialbench ...` line (in a code block or a code span) parses with the command's
+  real parser; nothing is run. A synopsis (a line with `[-b GLOB]`-style brackets) names only options
+  the command has.
+- Every repository path they cite exists (`results/X.json`, `serialbench/...`, `tests/...`), but
+  the files their own example commands write (`-o`, `--json`, `--markdown`, `--plot`).
+- Every figure quoted by name matches the committed result file it names. A figure is quoted by
+  name when an HTML comment naming its source follows it, invisible on the page:
+      58.6 us<!-- results/REFERENCE.json tfserving-rest/json/png/10K -->
+      13x<!-- results/REFERENCE.json tfserving-rest/json/png/10K / tfserving-grpc/direct/png/10K -->
+      2.0 ms<!-- results/REFERENCE.json tfserving-grpc/direct/float32/1M - tfserving-grpc/direct-build/float32/1M -->
+  A time is the benchmark's median (as `report` gives it); `A / B` a ratio of medians; `A - B` a
+  difference. The figure matches when it is the file's value rounded to the digits written (an
+  integer's trailing zeros are not digits: 70,000x matches 69,744x).
+- The CLI reference (docs/reference/cli.md) is what tools/cli_reference.py writes from the parsers.
+- A few examples run end to end, at pyperf's smallest settings.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shlex
+from pathlib import Path
+
+import pyperf
+import pytest
+
+from serialbench.__main__ import COMMANDS
+from serialbench.core.errors import UsageError
+from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench
+from tools import cli_reference
+
+DOCUMENTS = sorted([PROJECT_ROOT / "README.md", PROJECT_ROOT / "results" / "README.md",
+                    *(PROJECT_ROOT / "docs").rglob("*.md")])
+PROGRAM = "python -m serialbench"
+
+
+def relative(path: Path) -> str:
+    return str(path.relative_to(PROJECT_ROOT))
+
+
+# --- reading the documents ---------------------------------------------------------------------------
+
+def code_blocks(text: str) -> list[str]:
+    return re.findall(r"(?ms)^ *```[^\n]*\n(.*?)^ *```", text)
+
+
+def logical_lines(block: str) -> list[str]:
+    """A block's commands: shell continuations joined, and a YAML `run: >` folded into one line."""
+    lines, current, folded_indent = [], "", None
+    for raw in block.splitlines():
+        if folded_indent is not None:
+            if raw.strip() and len(raw) - len(raw.lstrip()) > folded_indent:
+                current += " " + raw.strip()
+                continue
+            lines.append(current)
+            current, folded_indent = "", None
+        if re.search(r"\brun: >-?\s*$", raw):
+            folded_indent = len(raw) - len(raw.lstrip())
+            continue
+        if raw.rstrip().endswith("\\"):
+            current += raw.rstrip()[:-1] + " "
+            continue
+        lines.append(current + raw)
+        current = ""
+    if current:
+        lines.append(current)
+    return lines
+
+
+def command_lines(text: str) -> list[str]:
+    """Every `python -m serialbench ...` in the document's code blocks and code spans, from the program
+    name to the end of the command (a comment, a pipe, `&&`, a redirection end it)."""
+    found = []
+    pieces = [line for block in code_blocks(text) for line in logical_lines(block)]
+    prose = re.sub(r"(?ms)^ *```.*?^ *```", "", text)
+    pieces += re.findall(r"`([^`\n]*python -m serialbench[^`\n]*)`", prose)
+    for piece in pieces:
+        for match in re.finditer(re.escape(PROGRAM) + r"(?![\w-])", piece):
+            command = piece[match.start():].split("`")[0]
+            command = re.sub(r"\$\{\{[^}]*\}\}", "1", command)  # a workflow's ${{ matrix.shard }}
+            command = re.split(r"\s(?:#|&&|\|\|?|>>?|2>)\s|;\s", command + " ")[0]
+            found.append(command.strip())
+    return found
+
+
+def is_synopsis(argv: list[str]) -> bool:
+    return any(word.startswith("[") or word.endswith("]") for word in argv)
+
+
+# --- the parsers -------------------------------------------------------------------------------------
+
+def split_command(command: str) -> tuple[str, list[str]]:
+    """(the command, its arguments) of `python -m serialbench [COMMAND] ...`."""
+    argv = shlex.split(command)[3:]
+    if argv and argv[0] == "COMMAND":  # `python -m serialbench COMMAND --help`: any command
+        return "COMMAND", argv[1:]
+    if argv and not argv[0].startswith("-") and not argv[0].startswith("["):
+        if argv[0] not in COMMANDS:
+            raise UsageError(f"unknown command {argv[0]!r}")
+        return argv[0], argv[1:]
+    return "run", argv
+
+
+def parse_error(command: str) -> str | None:
+    """Why the command's parser refuses the line (None when it parses)."""
+    try:
+        name, argv = split_command(command)
+        if name == "COMMAND":
+            return next(filter(None, (parse_error(command.replace("COMMAND", other, 1)) for other in COMMANDS)), None)
+        parser = cli_reference.parser_of(name)
+        if is_synopsis(argv):
+            options = {re.match(r"\[?(-[\w-]+)", word).group(1) for word in argv if re.match(r"\[?-[\w-]", word)}
+            unknown = sorted(option for option in options if option not in parser._option_string_actions)
+            return f"no option {', '.join(unknown)}" if unknown else None
+        if "-h" in argv or "--help" in argv:
+            return None
+        parser.parse_args(argv)
+    except UsageError as exc:
+        return str(exc)
+    except SystemExit as exc:  # a parser whose errors are argparse's own
+        return f"argparse exited with status {exc.code}"
+    return None
+
+
+EXAMPLES = [(relative(path), command) for path in DOCUMENTS for command in command_lines(path.read_text())]
+
+
+def test_the_documents_have_examples():
+    documents = {document for document, _ in EXAMPLES}
+    assert {"README.md", "docs/guides/compare.md", "docs/getting-started.md"} <= documents
+    assert len(EXAMPLES) > 60
+
+
+@pytest.mark.parametrize(("document", "command"), EXAMPLES)
+def test_every_example_parses_with_the_real_parser(document, command):
+    error = parse_error(command)
+    assert error is None, f"{document}: {command!r} does not parse: {error}"
+
+
+def test_a_wrong_option_fails_to_parse():
+    assert parse_error("python -m serialbench compare main --fail-on sometimes") is not None
+    assert parse_error("python -m serialbench list --tiers 1K") is not None
+    assert parse_error("python -m serialbench report FILE [--markdwon FILE]") == "no option --markdwon"
+    assert parse_error("python -m serialbench frobnicate") == "unknown command 'frobnicate'"
+
+
+def test_command_lines_are_read_as_a_shell_and_a_workflow_would():
+    text = ("```sh\npython -m serialbench list -b 'x/*' \\\n    --tier 1K   # a comment\n```\n"
+            "```yaml\n      - run: >\n          python -m serialbench sweep a\n          --shard ${{ matrix.shard }}/4\n"
+            "      - run: cat x\n```\n")
+    assert command_lines(text) == ["python -m serialbench list -b 'x/*'      --tier 1K",
+                                   "python -m serialbench sweep a --shard 1/4"]
+
+
+# --- paths -------------------------------------------------------------------------------------------
+
+PATH = re.compile(r"(?<![\w./~-])((?:serialbench|cases|tests|results|docs|tools|\.ci)/[\w.@/-]*\w)")
+OUTPUT_OPTIONS = ("-o", "--output", "--json", "--markdown", "--plot", "--append")
+
+
+def written_by_examples(text: str) -> set[str]:
+    """The files the document's own example commands write: they need not exist."""
+    written = set()
+    for command in command_lines(text):
+        argv = shlex.split(command)
+        written |= {argv[i + 1] for i, word in enumerate(argv[:-1]) if word in OUTPUT_OPTIONS}
+    return written
+
+
+def cited_paths(text: str) -> set[str]:
+    paths = set()
+    for match in PATH.finditer(text):
+        path = match.group(1)
+        end = text[match.end():match.end() + 1]
+        if end in "<*" or "..." in path or text[match.end():].startswith(("-<", "...", "-...")):
+            continue  # a pattern (results/sweep-...-<release>.json), not a file
+        paths.add(path)
+    return paths - written_by_examples(text)
+
+
+@pytest.mark.parametrize("document", [relative(path) for path in DOCUMENTS])
+def test_every_cited_path_exists(document):
+    text = (PROJECT_ROOT / document).read_text()
+    missing = sorted(path for path in cited_paths(text) if not (PROJECT_ROOT / path).exists())
+    assert not missing, f"{document} cites paths that do not exist: {', '.join(missing)}"
+
+
+def test_a_pattern_and_an_example_output_are_not_cited_paths():
+    text = ("results/sweep-...-<release>.json and results/REFERENCE.json\n"
+            "```sh\npython -m serialbench -b 'x/*' -o results/mine.json\n"
+            "python -m serialbench memory results/mine.json\n```\n")
+    assert cited_paths(text) == {"results/REFERENCE.json"}
+
+
+# --- figures quoted by name --------------------------------------------------------------------------
+
+QUOTE = re.compile(r"(?P<figure>\d[\d,]*(?:\.\d+)?) ?(?P<unit>ns|us|ms|s|x)\s*"
+                   r"<!-- (?P<file>results/[\w.-]+\.json) (?P<what>[^>]+?) -->")
+UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+@functools.cache
+def medians(path: str) -> dict[str, float]:
+    from serialbench.results.files import load
+
+    return {result.name: result.median for result in load(PROJECT_ROOT / path).results}
+
+
+def quoted_value(file: str, what: str) -> float:
+    """The value a quote names: a benchmark's median, or two joined by '/' or '-'."""
+    values = medians(file)
+    parts = what.split()
+    missing = [name for name in parts[::2] if name not in values]
+    if missing:
+        raise KeyError(f"{file} has no benchmark {', '.join(missing)}")
+    if len(parts) == 1:
+        return values[parts[0]]
+    if len(parts) == 3 and parts[1] in "/-":
+        a, b = values[parts[0]], values[parts[2]]
+        return a / b if parts[1] == "/" else a - b
+    raise ValueError(f"a quote names NAME, NAME / NAME or NAME - NAME, not {what!r}")
+
+
+def quote_error(match: re.Match) -> str | None:
+    """Why a quoted figure does not match its file (None when it does): the file's value, rounded to
+    the digits the figure is written with, must be the figure."""
+    figure, unit = match["figure"].replace(",", ""), match["unit"]
+    value = quoted_value(match["file"], match["what"])
+    if unit != "x":
+        value /= UNITS[unit]
+    decimals = len(figure.partition(".")[2])
+    if not decimals:  # an integer's trailing zeros are not significant: 70,000x is two digits
+        decimals = -(len(figure) - len(figure.rstrip("0")))
+    if abs(value - float(figure)) > 0.5 * 10 ** -decimals * (1 + 1e-9):
+        return f"{match['figure']} {unit} quoted, the file gives {value:.{max(decimals, 0) + 2}f} {unit}"
+    return None
+
+
+QUOTES = [(relative(path), match) for path in DOCUMENTS for match in QUOTE.finditer(path.read_text())]
+
+
+def test_the_documents_quote_figures_by_name():
+    assert len(QUOTES) >= 20
+    assert "<!-- results/" not in QUOTE.sub("", "\n".join(p.read_text() for p in DOCUMENTS)), \
+        "a quote comment that follows no figure: write the figure and its unit right before it"
+
+
+@pytest.mark.parametrize(("document", "quote"), QUOTES, ids=[f"{d}:{m['what']}" for d, m in QUOTES])
+def test_every_figure_quoted_by_name_matches_its_file(document, quote):
+    error = quote_error(quote)
+    assert error is None, f"{document}: {quote['what']} in {quote['file']}: {error}"
+
+
+def test_a_figure_is_checked_to_the_digits_written():
+    def check(text: str) -> str | None:
+        return quote_error(QUOTE.search(text))
+
+    name = "tfserving-rest/json/png/10K"  # 58.6 us in the reference run
+    assert check(f"58.6 us<!-- results/REFERENCE.json {name} -->") is None
+    assert check(f"59 us<!-- results/REFERENCE.json {name} -->") is None
+    assert check(f"696 us<!-- results/REFERENCE.json {name} -->") == \
+        "696 us quoted, the file gives 58.60 us"
+
+
+# --- the CLI reference -------------------------------------------------------------------------------
+
+def test_the_cli_reference_is_what_the_parsers_say():
+    assert (PROJECT_ROOT / "docs/reference/cli.md").read_text() == cli_reference.page(), \
+        "docs/reference/cli.md is stale: run python tools/cli_reference.py"
+
+
+def test_the_cli_reference_has_every_command_and_option():
+    page = cli_reference.page()
+    for command in COMMANDS:
+        assert f"\n## {command}\n" in page
+    assert "`--fail-on {slower,changed}`" in page
+    assert "| `--keep-days N` |" in page  # cache prune's, a sub-command's option
+
+
+def test_the_mkdocs_nav_names_pages_that_exist():
+    import yaml
+
+    def pages(node):
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, list):
+            for item in node:
+                yield from pages(item)
+        elif isinstance(node, dict):
+            for value in node.values():
+                yield from pages(value)
+
+    config = yaml.safe_load((PROJECT_ROOT / "mkdocs.yml").read_text())
+    named = list(pages(config["nav"]))
+    assert "reference/cli.md" in named and "findings/index.md" in named
+    assert all((PROJECT_ROOT / "docs" / page).exists() for page in named)
+
+
+# --- a few examples end to end -----------------------------------------------------------------------
+
+def documented(document: str, command: str) -> list[str]:
+    """The arguments of a command the document shows, word for word (the test fails when the docs change)."""
+    assert command in command_lines((PROJECT_ROOT / document).read_text()), f"{document} no longer shows {command}"
+    return shlex.split(command)[3:]
+
+
+def test_the_list_example_runs(tmp_path):
+    argv = documented("docs/reference/formats.md", "python -m serialbench list -b 'kserve-grpc/*response*/float32/1K'")
+    done = serialbench(*argv, check=True)
+    assert done.stdout.decode().split() == ["kserve-grpc/response-kserve/float32/1K",
+                                            "kserve-grpc/response-raw/float32/1K",
+                                            "kserve-grpc/decode-response-tritonclient/float32/1K",
+                                            "kserve-grpc/decode-response-raw/float32/1K"]
+
+
+def test_the_own_cases_example_runs_and_reports(tmp_path):
+    text = (PROJECT_ROOT / "docs/guides/own-cases.md").read_text()
+    code = re.search(r"```python\n(# mycases/npy.py.*?)```", text, re.S).group(1)
+    (tmp_path / "mycases").mkdir()
+    (tmp_path / "mycases" / "npy.py").write_text(code)
+    argv = documented("docs/guides/own-cases.md", "python -m serialbench --cases mycases -b 'npy/*' "
+                                                  "-b 'triton-binary/join' --input float32 --fast")
+    argv = [str(tmp_path / "mycases") if word == "mycases" else word for word in argv]
+    out = tmp_path / "run.json"
+    done = serialbench(*argv, *SMALLEST, "--tier", "1K", "-o", out)
+    assert done.returncode == 0, done.stderr.decode()
+    assert "npy/save/float32/1K" in pyperf.BenchmarkSuite.load(str(out)).get_benchmark_names()
+    report = documented("docs/getting-started.md", "python -m serialbench report FILE")
+    done = serialbench(*[str(out) if word == "FILE" else word for word in report])
+    assert done.returncode == 0, done.stderr.decode()
+    assert "npy/save" in done.stdout.decode()
+
+
+def test_the_verify_example_runs():
+    argv = documented("docs/guides/choosing-a-protocol.md",
+                      "python -m serialbench verify -b 'kserve-json/*' --no-edge --tier 1M --input float64")
+    done = serialbench(*argv, "--tier", "1K")  # the last --tier wins: the example's smallest size
+    assert done.returncode == 0, done.stderr.decode()
+    assert "kserve-json/orjson" in done.stdout.decode()
