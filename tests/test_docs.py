@@ -150,7 +150,8 @@ def test_a_wrong_option_fails_to_parse():
 
 def test_command_lines_are_read_as_a_shell_and_a_workflow_would():
     text = ("```sh\npython -m serialbench list -b 'x/*' \\\n    --tier 1K   # a comment\n```\n"
-            "```yaml\n      - run: >\n          python -m serialbench sweep a\n          --shard ${{ matrix.shard }}/4\n"
+            "```yaml\n      - run: >\n          python -m serialbench sweep a\n"
+            "          --shard ${{ matrix.shard }}/4\n"
             "      - run: cat x\n```\n")
     assert command_lines(text) == ["python -m serialbench list -b 'x/*'      --tier 1K",
                                    "python -m serialbench sweep a --shard 1/4"]
