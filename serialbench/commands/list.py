@@ -15,7 +15,8 @@ from serialbench.commands.options import add_filter_arguments, parser
 
 def run(argv: list[str]) -> int:
     cli = parser("list", "Print the selected benchmark names in run order. A run also times baseline/tobytes "
-                         "(the memcpy floor) for every selected input and tier; those it adds are named on stderr.")
+                         "(the memcpy floor) for every selected input it covers and tier; those it adds are named on "
+                         "stderr.")
     add_filter_arguments(cli)
     args = cli.parse_args(argv)
     warn = lambda message: print(message, file=sys.stderr)  # noqa: E731

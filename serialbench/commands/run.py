@@ -79,7 +79,8 @@ def make_runner() -> pyperf.Runner:
     parser.prog = "python -m serialbench"
     parser.description = ("Time the selected benchmarks, FORMAT/IMPL/INPUT/TIER, with pyperf, and end with a table "
                           "of their medians. baseline/tobytes, the memcpy floor, always runs for every selected "
-                          "input and tier, so that each result has its multiple of memcpy.")
+                          "input it covers (float32, png, int32x3) and tier, so that each of their results has "
+                          "its multiple of memcpy.")
     add_filter_arguments(parser)
     parser.add_argument("--malloc-default", action="store_true",
                         help="keep glibc's default malloc trimming in workers (README, 'What the noise is')")
