@@ -26,6 +26,7 @@ COMMANDS = {
     "bisect": ("bisect", "the first release after GOOD whose cost of one benchmark differs, by paired sessions"),
     "calibrate": ("calibrate", "A/A and injected-slowdown self-check of compare"),
     "check-harness": ("check_harness", "time a panel three ways (run, compare, a plain loop) and flag disagreement"),
+    "html": ("html", "a static site of result files: runs, compares, sweeps, bisections (opens from file://)"),
     "budget": ("budget", "wall time of the --fast suite, one format and compare on this machine"),
     "cache": ("cache", "list or prune the library overlays of --with, --base-with/--head-with, sweep and bisect"),
 }

@@ -1,0 +1,160 @@
+"""`serialbench html`: a static site of result files, that opens from file:// with no server and no network.
+
+One page per result (a run, a compare's two sides, a sweep with its side files, a bisection, a
+check-harness panel) and an index of them all. Each page is one HTML file that carries only its own
+data, as JSON inside a `<script type="application/json">` element (file:// forbids fetch), and loads
+the site's scripts from `assets/`: plotly.js, shipped in the wheel (assets/README.md says which
+build and why), and `site.js`, which lays the page out. The URL hash holds the view (input,
+direction, implementations, benchmark), so a copied link reproduces it.
+
+Result files are untrusted input (a fork's CI may have made them): every string from them is data in
+that JSON, escaped so that it cannot close the element, and site.js writes it with textContent, never
+as markup; the page's Content-Security-Policy lets no inline script run and no request leave.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from serialbench.views.site.pages import PAGES, date_of, library_of, machine
+from serialbench.views.site.sources import Source, collect
+
+ASSETS = Path(__file__).with_name("assets")
+SHIPPED = ("plotly-basic.min.js", "plotly-LICENSE.txt", "site.js", "site.css")
+PLOTLY = ("4.1.1", "99784e3abfb07b142a15e521a439e6d9addceadb3f79553fd24c72774f0649ba")  # assets/README.md
+# No request leaves a page; scripts only from the site's own files (the JSON data is not executed).
+POLICY = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+          "font-src 'self'; connect-src 'none'; form-action 'none'; base-uri 'none'")
+TITLES = {"run": "run", "compare": "compare", "sweep": "sweep", "bisect": "bisect",
+          "check-harness": "check-harness"}
+
+
+@dataclass
+class Page:
+    kind: str
+    file: str  # the HTML file's name inside the site
+    title: str
+    source: Source
+
+
+def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> list[Page]:
+    """Write the site of `inputs` into `out` (which exists); the pages written, the index first."""
+    sources = collect(inputs, say)
+    pages, used = [], {"index"}
+    for source in sources:
+        stem = f"{source.kind}-{source.stem}" if not source.stem.startswith(source.kind) else source.stem
+        name, counter = stem, 2
+        while name in used:
+            name, counter = f"{stem}-{counter}", counter + 1
+        used.add(name)
+        pages.append(Page(source.kind, f"{name}.html", _title(source), source))
+    written = []
+    for page in pages:
+        try:
+            data = PAGES[page.kind](page.source)
+        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+            say(f"left out: {', '.join(page.source.paths)}: cannot be shown ({type(exc).__name__}: {exc})")
+            continue
+        data["title"] = page.title
+        write_page(out / page.file, page.title, page.kind, data)
+        written.append(page)
+    index = {"kind": "index", "title": "serialbench results", "rows": index_rows(written)}
+    write_page(out / "index.html", index["title"], "index", index)
+    copy_assets(out / "assets")
+    return written
+
+
+def _title(source: Source) -> str:
+    import os
+
+    return f"{TITLES[source.kind]}: {os.path.basename(source.paths[0])}"
+
+
+def embed(data: dict) -> str:
+    """JSON that cannot end its <script> element or start markup: <, >, & and the two JavaScript line
+    terminators as \\u escapes (JSON.parse reads them back)."""
+    text = json.dumps(data, separators=(",", ":"), allow_nan=False)
+    for char in "<>&\u2028\u2029":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
+def write_page(path: Path, title: str, kind: str, data: dict) -> None:
+    path.write_text(f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{POLICY}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<link rel="stylesheet" href="assets/site.css">
+</head>
+<body data-page="{kind}">
+<header><a href="index.html">serialbench results</a><h1 id="title"></h1></header>
+<main id="main"><noscript>This page draws its tables and charts with JavaScript.</noscript></main>
+<script type="application/json" id="page-data">{embed(data)}</script>
+<script src="assets/plotly-basic.min.js"></script>
+<script src="assets/site.js"></script>
+</body>
+</html>
+""", encoding="utf-8")
+
+
+def copy_assets(target: Path) -> None:
+    target.mkdir(exist_ok=True)
+    for name in SHIPPED:
+        shutil.copyfile(ASSETS / name, target / name)
+
+
+def plotly_checksum() -> str:
+    return hashlib.sha256((ASSETS / "plotly-basic.min.js").read_bytes()).hexdigest()
+
+
+def index_rows(pages: Sequence[Page]) -> list[dict]:
+    runs = [page.source.files[0] for page in pages if page.kind == "run"]
+    versions = [loaded.library_versions() for loaded in runs]
+    varying = {name for v in versions for name in v if len({other.get(name) for other in versions}) > 1}
+    rows = []
+    for page in pages:
+        source = page.source
+        row = {"kind": page.kind, "title": page.title, "href": page.file, "paths": source.paths,
+               "date": "", "commit": "", "libraries": "", "machine": "", "count": 0}
+        if page.kind == "run":
+            loaded = source.files[0]
+            mine = loaded.library_versions()
+            row.update(date=date_of(loaded), commit=", ".join(c[:10] for c in loaded.commits),
+                       libraries=", ".join(f"{n} {mine[n]}" for n in sorted(varying) if n in mine),
+                       machine=machine(loaded.metadata), count=len(loaded.results))
+        elif page.kind == "compare":
+            base, head = source.files
+            b, h = base.library_versions(), head.library_versions()
+            changed = [f"{n} {b.get(n, '-')} -> {h.get(n, '-')}" for n in sorted(set(b) | set(h)) if b.get(n) != h.get(n)]
+            row.update(date=date_of(head), commit=", ".join(dict.fromkeys(c[:10] for c in base.commits + head.commits)),
+                       libraries=", ".join(changed) or f"{base.metadata.get('serialbench_side', 'BASE')} -> "
+                                                       f"{head.metadata.get('serialbench_side', 'HEAD')}",
+                       machine=machine(head.metadata), count=len(head.results))
+        elif page.kind == "sweep":
+            sides = source.data["sides"]
+            first = source.files[0] if source.files else None
+            machines = list((source.data.get("machines") or {}).values())
+            row.update(date=date_of(first) if first else "",
+                       commit=", ".join(dict.fromkeys(c[:10] for f in source.files for c in f.commits)),
+                       libraries=f"{library_of(source.files) or 'releases'} {sides[0]} to {sides[-1]} "
+                                 f"({len(sides)} sides)",
+                       machine=(f"{machines[0].get('cpu', '?')}, {machines[0].get('cpus', '?')} CPUs"
+                                if machines and isinstance(machines[0], dict) else ""),
+                       count=len(source.data["benchmarks"]))
+        elif page.kind == "bisect":
+            data = source.data
+            row.update(libraries=f"{data.get('good')} to {data.get('bad')}: {data.get('benchmark')}",
+                       count=len(data["sessions"]))
+        else:
+            row.update(count=len(source.data["benchmarks"]))
+        rows.append(row)
+    return rows

@@ -1,0 +1,515 @@
+/* serialbench's site: lays out one page from the JSON the page carries (serialbench/views/site/).
+
+Every string from a result file is written with textContent (el() below), never as markup, and goes to
+plotly.js only through plotText(), because plotly reads a subset of HTML in its trace names, hover and
+annotation text. The view (input, direction, implementations, benchmark, step) lives in the URL hash, so
+a copied link reproduces it; a change of the hash (a pasted link, the back button) draws the view again. */
+"use strict";
+(function () {
+  const DATA = JSON.parse(document.getElementById("page-data").textContent);
+  const MAIN = document.getElementById("main");
+  const COLOUR = {"slower": "#d62728", "faster": "#2ca02c", "no change": "#7f7f7f",
+                  "too noisy to tell": "#ff7f0e", "two speeds": "#9467bd"};
+  const CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"]};
+
+  // -- text, numbers ------------------------------------------------------------------------------
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (key === "dataset") Object.assign(node.dataset, value);
+      else if (key === "on") for (const [event, handler] of Object.entries(value)) node.addEventListener(event, handler);
+      else node[key] = value;  // className, id, href, title...: properties, never HTML
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  function plotText(text) {  // for plotly: its pseudo-HTML turned back into the characters it stands for
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
+
+  function three(value) {
+    value = Number(value.toPrecision(3));
+    return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+  }
+
+  function fmtTime(seconds) {
+    if (seconds === null || seconds === undefined) return "-";
+    if (seconds <= 0) return "0";
+    seconds = Number(seconds.toPrecision(3));
+    for (const [unit, scale] of [["s", 1], ["ms", 1e-3], ["us", 1e-6]]) {
+      if (seconds >= scale) return `${three(seconds / scale)} ${unit}`;
+    }
+    return `${three(seconds / 1e-9)} ns`;
+  }
+
+  function fmtBytes(count) {
+    if (count === null || count === undefined) return "-";
+    for (const [unit, scale] of [["GB", 1e9], ["MB", 1e6], ["KB", 1e3]]) {
+      if (count >= scale) return `${three(count / scale)} ${unit}`;
+    }
+    return `${Math.round(count)} B`;
+  }
+
+  function fmtChange(fraction) {
+    if (fraction === null || fraction === undefined) return "-";
+    if (fraction <= -1) return "-100%";
+    return (fraction >= 0 ? "+" : "") + (fraction * 100).toFixed(1) + "%";
+  }
+
+  function fmtInterval(low, high) {
+    return low === null || high === null ? "[no interval]" : `[${fmtChange(low)}, ${fmtChange(high)}]`;
+  }
+
+  function fmtRatio(ratio) {
+    if (ratio === null || ratio === undefined) return "-";
+    if (ratio < 0.01) return "<0.01x";
+    return ratio >= 10 ? `${Math.round(ratio).toLocaleString("en")}x` : `${ratio.toFixed(ratio >= 1 ? 1 : 2)}x`;
+  }
+
+  // -- the view in the hash -----------------------------------------------------------------------
+  function readHash() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const state = {};
+    for (const [key, value] of params) state[key] = value;
+    return state;
+  }
+
+  function writeHash(state) {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(state)) if (value !== undefined && value !== null) params.set(key, value);
+    const hash = "#" + params.toString();
+    if (hash !== location.hash) history.replaceState(null, "", hash);
+  }
+
+  // -- shared pieces ------------------------------------------------------------------------------
+  function section(title, ...children) {
+    return el("section", {}, el("h2", {}, title), ...children);
+  }
+
+  function gridTable(table) {  // a views/grid.py Table: rows of cells of lines, the marked cell in bold
+    const head = el("tr", {}, el("th", {}, table.corner), table.columns.map(c => el("th", {}, c)));
+    const body = table.rows.map(([label, cells], index) => el("tr",
+      {className: table.group_starts.includes(index) ? "group-start" : ""},
+      el("th", {scope: "row"}, label),
+      cells.map(cell => el("td", {className: cell && cell.marked ? "marked" : ""},
+        cell ? cell.lines.map((line, i) => el("div", {className: i ? "minor" : ""}, line)) : "-"))));
+    return el("figure", {className: "grid"},
+      el("figcaption", {}, el("strong", {}, table.title), el("p", {className: "legend"}, table.legend)),
+      el("table", {}, el("thead", {}, head), el("tbody", {}, body)),
+      table.notes.map(note => el("p", {className: "note"}, note)));
+  }
+
+  function plainTable(headers, rows, props) {
+    return el("table", props || {}, el("thead", {}, el("tr", {}, headers.map(h => el("th", {}, h)))),
+      el("tbody", {}, rows));
+  }
+
+  function verdictCell(word) {
+    return el("td", {className: "verdict", dataset: {verdict: word}}, word);
+  }
+
+  function draw(node, traces, layout) {
+    Plotly.react(node, traces, Object.assign({margin: {l: 70, r: 20, t: 30, b: 60}, hovermode: "closest",
+                                              font: {size: 12}}, layout), CONFIG);
+  }
+
+  // -- the index ----------------------------------------------------------------------------------
+  function indexPage() {
+    const rows = DATA.rows.map(row => el("tr", {dataset: {kind: row.kind}},
+      el("td", {}, row.kind), el("td", {}, el("a", {href: row.href}, row.title)),
+      el("td", {}, row.date || "-"), el("td", {}, row.commit || "-"), el("td", {}, row.libraries || "-"),
+      el("td", {}, row.machine || "-"), el("td", {className: "number"}, String(row.count))));
+    MAIN.append(el("p", {}, `${DATA.rows.length} results. A page per result: a run's times against tier, a ` +
+                            "compare's verdicts, a sweep's releases, a bisection's sessions."),
+                plainTable(["kind", "result", "date", "commit", "libraries that differ", "machine", "benchmarks"],
+                           rows, {id: "results"}));
+  }
+
+  // -- a run --------------------------------------------------------------------------------------
+  function runPage() {
+    const views = DATA.views;
+    const inputs = [...new Set(views.map(v => v.input))];
+    const controls = el("div", {className: "controls"});
+    const chart = el("div", {id: "chart", className: "chart"});
+    const tip = el("p", {className: "hint"}, "Hover a point: median, the workers' spread, payload, B/op and " +
+                   "allocs/op (with a memory file), and whether pyperf calls it unstable.");
+    const tables = el("div", {id: "tables"});
+    MAIN.append(el("ul", {className: "head"}, DATA.head.map(line => el("li", {}, line))), controls, chart, tip, tables);
+    const byName = new Map(DATA.benchmarks.map(b => [b.name, b]));
+
+    function render() {
+      const state = readHash();
+      const input = inputs.includes(state.input) ? state.input : inputs[0];
+      const directions = views.filter(v => v.input === input).map(v => v.direction);
+      const direction = directions.includes(state.direction) ? state.direction : directions[0];
+      const view = views.find(v => v.input === input && v.direction === direction);
+      const present = [...new Set(DATA.benchmarks.filter(b => b.input === input && b.direction === direction
+                                                            && b.row !== DATA.floor).map(b => b.row))];
+      let chosen = state.impls === undefined ? view.fastest : state.impls.split(",").filter(r => present.includes(r));
+      writeHash({input, direction, impls: chosen.join(",")});
+
+      controls.replaceChildren(
+        el("label", {}, "input ", select("input", inputs, input, value => go({input: value, direction, impls: undefined}))),
+        el("label", {}, "direction ", select("direction", directions, direction,
+                                             value => go({input, direction: value, impls: undefined}))),
+        el("button", {type: "button", id: "fastest", on: {click: () => go({input, direction, impls: undefined})}},
+           "fastest of each format"),
+        el("button", {type: "button", id: "all", on: {click: () => go({input, direction, impls: present.join(",")})}},
+           "all"),
+        el("button", {type: "button", id: "none", on: {click: () => go({input, direction, impls: ""})}}, "none"),
+        el("div", {className: "impls", id: "impls"}, groupByFormat(present).map(([format, rows]) =>
+          el("fieldset", {}, el("legend", {}, format), rows.map(row => el("label", {className: "impl"},
+            el("input", {type: "checkbox", checked: chosen.includes(row), value: row, on: {change: event => {
+              const next = event.target.checked ? [...chosen, row] : chosen.filter(r => r !== row);
+              go({input, direction, impls: present.filter(r => next.includes(r)).join(",")});
+            }}}), row.slice(format.length + 1)))))));
+
+      const traces = [];
+      const floor = series(DATA.floor, input, direction, true);
+      if (floor) traces.push(Object.assign(floor, {name: plotText("memcpy floor (" + DATA.floor + ")"), meta: DATA.floor,
+        line: {color: "black", width: 4}, marker: {symbol: "square", size: 6, color: "black"}}));
+      for (const row of chosen) {
+        const trace = series(row, input, direction, false);
+        if (trace) traces.push(Object.assign(trace, {name: plotText(row), meta: row, mode: "lines+markers"}));
+      }
+      const tiers = Object.entries(DATA.tiers);
+      draw(chart, traces, {
+        title: {text: plotText(`${input}, ${direction}: median time per op against tier`)},
+        xaxis: {type: "log", title: {text: "tier (elements per tensor; bytes for byte strings)"},
+                tickvals: tiers.map(t => t[1]), ticktext: tiers.map(t => t[0])},
+        yaxis: {type: "log", title: {text: "time per op"}, exponentformat: "SI", ticksuffix: "s"},
+        legend: {itemclick: false, itemdoubleclick: false}, height: 520});
+
+      tables.replaceChildren(
+        section("Median time per op, and its multiple of the memcpy floor", view.timing.map(gridTable)),
+        (DATA.roundtrip[input] || []).length ? section("The round trip", DATA.roundtrip[input].map(gridTable)) : "",
+        view.costs.length ? section("Cost per request and per byte", view.costs.map(gridTable)) : "",
+        view.memory.length ? section("Allocations and memory per op", view.memory.map(gridTable)) : "");
+    }
+
+    function series(row, input, direction, anyDirection) {
+      const points = DATA.benchmarks.filter(b => b.row === row && b.input === input
+                                                && (anyDirection || b.direction === direction))
+        .sort((a, b) => DATA.tiers[a.tier] - DATA.tiers[b.tier]);
+      if (!points.length) return null;
+      return {type: "scatter", x: points.map(b => DATA.tiers[b.tier]), y: points.map(b => b.median),
+              text: points.map(hover), hovertemplate: "%{text}<extra></extra>", customdata: points.map(b => b.name)};
+    }
+
+    function hover(b) {
+      const workers = b.workers.filter(w => w !== null);
+      const lines = [b.name, `median ${fmtTime(b.median)}` + (b.floor_multiple ? `, ${fmtRatio(b.floor_multiple)} the floor` : ""),
+        workers.length > 1 ? `workers' medians ${fmtTime(Math.min(...workers))} to ${fmtTime(Math.max(...workers))} ` +
+                             `(${workers.length} workers)` : `${workers.length} worker`,
+        `payload ${fmtBytes(b.payload_bytes)} (input ${fmtBytes(b.input_bytes)})`];
+      if (b.bytes_per_op !== undefined) lines.push(`${fmtBytes(b.bytes_per_op)}/op, ${Math.round(b.allocs_per_op)} allocs/op`);
+      lines.push(b.unstable.length ? "unstable: " + b.unstable.join("; ") : "stable");
+      return lines.map(plotText).join("<br>");
+    }
+
+    function go(state) { writeHash(state); render(); }
+    window.addEventListener("hashchange", render);
+    render();
+    window.serialbenchView = {benchmark: name => byName.get(name)};
+  }
+
+  function select(id, options, value, onChange) {
+    return el("select", {id, on: {change: event => onChange(event.target.value)}},
+      options.map(option => el("option", {value: option, selected: option === value}, option)));
+  }
+
+  function groupByFormat(rows) {
+    const groups = new Map();
+    for (const row of rows) {
+      const format = row.split("/")[0];
+      if (!groups.has(format)) groups.set(format, []);
+      groups.get(format).push(row);
+    }
+    return [...groups];
+  }
+
+  // -- a compare ----------------------------------------------------------------------------------
+  function sideCard(side) {
+    const differ = Object.entries(side.differ).map(([name, version]) => `${name} ${version}`).join(", ");
+    return el("div", {className: "side", dataset: {role: side.role}},
+      el("h3", {}, side.role + (side.side ? ": " + side.side : "")),
+      el("dl", {},
+        el("dt", {}, "installed for this side"), el("dd", {}, side.specs || "-"),
+        el("dt", {}, "libraries that differ"), el("dd", {className: "differ"}, differ || "none"),
+        el("dt", {}, "Python"), el("dd", {}, side.python),
+        el("dt", {}, "CPU"), el("dd", {}, side.cpu),
+        el("dt", {}, "date"), el("dd", {}, side.date || "-"),
+        el("dt", {}, "commit"), el("dd", {}, side.commits.join(", ") || "-"),
+        el("dt", {}, "file"), el("dd", {}, side.path)));
+  }
+
+  function comparePage() {
+    const theta = DATA.min_effect;
+    const forest = el("div", {id: "forest", className: "chart"});
+    const detail = el("div", {id: "detail"});
+    const body = el("tbody", {});
+    const rowsTable = el("table", {id: "verdicts"}, el("thead", {}, el("tr", {},
+      ["benchmark", "BASE", "HEAD", "change [interval]", "level", "detectable", "rounds", "verdict"].map(h => el("th", {}, h)))),
+      body);
+    MAIN.append(section("The sides, as they ran", el("div", {className: "sides"}, DATA.sides.map(sideCard))),
+      section("Verdicts", el("p", {className: "legend"}, `${DATA.paired ? "Paired round by round (one session)" :
+        "Unpaired (two independent runs)"}; minimum effect ${(theta * 100).toFixed(0)}%. A row's verdict: ` +
+        "slower or faster when the estimate reaches the minimum effect and the whole interval lies beyond half of it; " +
+        "no change when the interval lies within it; too noisy to tell otherwise. Click a row for its rounds."),
+        rowsTable, detail),
+      section("Forest plot", el("p", {className: "legend"}, "Each row's change and its interval, against " +
+        `±${(theta * 100).toFixed(0)}% (dashed), coloured by verdict.`), forest));
+
+    function render() {
+      const state = readHash();
+      const chosen = DATA.rows.find(r => r.name === state.benchmark);
+      writeHash({benchmark: chosen ? chosen.name : undefined});
+      body.replaceChildren(...DATA.rows.map(row => verdictRow(row, row.name, row === chosen)),
+        DATA.selection ? verdictRow(Object.assign({base: null, head: null}, DATA.selection), "selection", false) : "");
+      detail.replaceChildren(chosen ? roundsView(chosen, theta) : "");
+    }
+
+    function verdictRow(row, label, selected) {
+      return el("tr", {className: (selected ? "selected " : "") + (label === "selection" ? "selection" : ""),
+                       dataset: {name: label}, on: {click: () => { if (label !== "selection") go(label); }}},
+        el("th", {scope: "row"}, label), el("td", {className: "number"}, fmtTime(row.base)),
+        el("td", {className: "number"}, fmtTime(row.head)),
+        el("td", {className: "number interval"}, `${fmtChange(row.change)} ${fmtInterval(row.low, row.high)}`),
+        el("td", {className: "number"}, row.level === null ? "-" : `${(row.level * 100).toFixed(1)}%`),
+        el("td", {className: "number"}, row.detectable === null ? "-" : `${(row.detectable * 100).toFixed(1)}%`),
+        el("td", {className: "number"}, String(row.rounds)), verdictCell(row.verdict));
+    }
+
+    function go(name) { writeHash({benchmark: name}); render(); }
+    window.addEventListener("hashchange", render);
+    render();
+    drawForest(forest, DATA.rows.concat(DATA.selection ? [Object.assign({name: "selection"}, DATA.selection)] : []),
+               theta);
+  }
+
+  function drawForest(node, rows, theta) {
+    const names = rows.map(r => r.name);
+    const traces = Object.keys(COLOUR).map(word => {
+      const mine = rows.filter(r => r.verdict === word && r.change !== null);
+      return {type: "scatter", mode: "markers", name: plotText(word), meta: word,
+              x: mine.map(r => r.change * 100), y: mine.map(r => plotText(r.name)), customdata: mine.map(r => r.name),
+              marker: {color: COLOUR[word], size: 9},
+              error_x: {type: "data", symmetric: false, color: COLOUR[word], thickness: 2,
+                        array: mine.map(r => r.high === null ? 0 : (r.high - r.change) * 100),
+                        arrayminus: mine.map(r => r.low === null ? 0 : (r.change - r.low) * 100)},
+              text: mine.map(r => [r.name, `${r.verdict}: ${fmtChange(r.change)} ${fmtInterval(r.low, r.high)}`,
+                                   `${r.rounds} rounds`].map(plotText).join("<br>")),
+              hovertemplate: "%{text}<extra></extra>"};
+    }).filter(t => t.x.length);
+    const line = (x, dash) => ({type: "line", xref: "x", yref: "paper", x0: x, x1: x, y0: 0, y1: 1,
+                                line: {color: dash ? "#888" : "#444", width: 1, dash: dash ? "dash" : "solid"}});
+    draw(node, traces, {
+      xaxis: {title: {text: "change, HEAD against BASE (%)"}, zeroline: false, ticksuffix: "%"},
+      yaxis: {type: "category", categoryorder: "array", categoryarray: names.map(plotText).reverse(), automargin: true},
+      shapes: [line(0, false), line(-theta * 100, true), line(theta * 100, true)],
+      height: 120 + 26 * names.length, margin: {l: 20, r: 20, t: 20, b: 60}});
+  }
+
+  function roundsView(row, theta) {
+    const chart = el("div", {className: "chart small", id: "rounds"});
+    const view = el("div", {className: "rounds"}, el("h3", {}, row.name),
+      el("p", {}, `${row.verdict}: ${fmtChange(row.change)} ${fmtInterval(row.low, row.high)}, ${row.rounds} rounds. ` +
+                  "Each round's estimate (the median of its pairs' HEAD/BASE):"), chart);
+    const rounds = row.round_changes || [];
+    requestAnimationFrame(() => draw(chart, [{type: "scatter", mode: "markers", x: rounds.map((_, i) => i + 1),
+      y: rounds.map(c => c * 100), marker: {color: COLOUR[row.verdict] || "#333"}, name: "round",
+      hovertemplate: "round %{x}: %{y:.2f}%<extra></extra>"}], {
+      xaxis: {title: {text: "round"}, dtick: rounds.length > 20 ? 4 : 1},
+      yaxis: {title: {text: "change (%)"}, ticksuffix: "%"}, height: 260, showlegend: false,
+      shapes: [-theta * 100, theta * 100].map(y => ({type: "line", xref: "paper", x0: 0, x1: 1, y0: y, y1: y,
+                                                     line: {color: "#888", dash: "dash", width: 1}}))}));
+    return view;
+  }
+
+  // -- a sweep ------------------------------------------------------------------------------------
+  function sweepPage() {
+    const sides = DATA.sides;
+    const chart = el("div", {id: "chart", className: "chart"});
+    const grid = el("div", {id: "grid"});
+    const detail = el("div", {id: "step"});
+    const machines = Object.entries(DATA.machines).map(([side, m]) =>
+      `${side}: ${m.host || "?"}, ${m.cpu || "?"}, ${m.cpus || "?"} CPUs, Python ${m.python || "?"}`);
+    const leftOut = Object.entries(DATA.left_out).map(([side, why]) => `${side}: ${why}`);
+    MAIN.append(el("p", {}, `${DATA.library ? DATA.library + ": " : ""}${sides.length} releases, ` +
+                            `${DATA.benchmarks.length} benchmarks, anchor ${DATA.anchor}, minimum effect ` +
+                            `${(DATA.min_effect * 100).toFixed(0)}%` + (DATA.date ? `; ${DATA.date}` : "")),
+      section("Benchmark by release", el("p", {className: "legend"}, "Each cell: the change against the " +
+        `anchor (${DATA.anchor}), coloured by it; a step (the verdict from the release before is slower or ` +
+        "faster) is outlined and starred. Click a benchmark for its chart, a cell for its step."), grid),
+      section("Time against release", chart, detail),
+      section("The whole selection, step by step", selectionTable()),
+      leftOut.length ? section("Left out", el("ul", {}, leftOut.map(t => el("li", {}, t)))) : "",
+      section("Where each side was timed", el("ul", {}, machines.map(t => el("li", {}, t)))));
+
+    function render() {
+      const state = readHash();
+      const bench = DATA.benchmarks.find(b => b.name === state.benchmark) || DATA.benchmarks[0];
+      const step = bench.steps.find(s => s.to === state.step);
+      writeHash({benchmark: bench.name, step: step ? step.to : undefined});
+      grid.replaceChildren(gridOf(bench, step));
+      drawSweep(chart, bench);
+      detail.replaceChildren(step ? stepView(bench, step) : el("p", {className: "hint"},
+        "Select a step (a cell of the grid, or a shaded band) for its verdict, interval and rounds."));
+    }
+
+    function gridOf(chosen, chosenStep) {
+      const rows = DATA.benchmarks.map(bench => el("tr", {className: bench === chosen ? "selected" : "",
+                                                          dataset: {name: bench.name}},
+        el("th", {scope: "row", on: {click: () => go(bench.name)}}, bench.name),
+        sides.map((side, k) => {
+          const median = bench.medians[k];
+          if (k === 0) return el("td", {className: "number anchor"}, fmtTime(median));
+          const against = bench.from_anchor.find(s => s.to === side);
+          const step = bench.steps.find(s => s.to === side);
+          if (!against) return el("td", {className: "number"}, median === null ? "-" : fmtTime(median));
+          const changed = step && (step.verdict === "slower" || step.verdict === "faster");
+          return el("td", {className: "number cell" + (changed ? " step " + step.verdict.replace(/ /g, "-") : "") +
+                                       (bench === chosen && step === chosenStep ? " chosen" : ""),
+                           style: `background-color: ${shade(against.change)}`,
+                           dataset: {side, verdict: step ? step.verdict : ""}, title: step ?
+                             `${step.from} -> ${step.to}: ${step.verdict}, ${fmtChange(step.change)}` : "",
+                           on: {click: () => go(bench.name, side)}},
+            fmtChange(against.change) + (changed ? " *" : ""));
+        })));
+      return plainTable(["benchmark", ...sides], rows, {id: "releases"});
+    }
+
+    function go(name, step) { writeHash({benchmark: name, step}); render(); }
+    window.addEventListener("hashchange", render);
+    render();
+    chart.on("plotly_click", event => {
+      const point = event.points[0];
+      const bench = DATA.benchmarks.find(b => b.name === readHash().benchmark);
+      if (point && bench && bench.steps.some(s => s.to === point.x)) go(bench.name, point.x);
+    });
+  }
+
+  function shade(change) {  // red for more time, green for less, full at +-50%
+    if (change === null || change === undefined) return "transparent";
+    const strength = Math.min(Math.abs(change) / 0.5, 1) * 0.75;
+    return change > 0 ? `rgba(214, 39, 40, ${strength})` : `rgba(44, 160, 44, ${strength})`;
+  }
+
+  function drawSweep(node, bench) {
+    const anchor = bench.medians[0];
+    const xs = [DATA.sides[0]], ys = [anchor], plus = [0], minus = [0], text = [`${DATA.sides[0]}: ${fmtTime(anchor)} (anchor)`];
+    for (const step of bench.from_anchor) {
+      const y = anchor * (1 + step.change);
+      xs.push(step.to); ys.push(y);
+      plus.push(step.high === null ? 0 : anchor * (1 + step.high) - y);
+      minus.push(step.low === null ? 0 : y - anchor * (1 + step.low));
+      text.push(`${step.to}: ${fmtTime(y)}, ${fmtChange(step.change)} ${fmtInterval(step.low, step.high)} against ` +
+                `${DATA.anchor}`);
+    }
+    const shapes = [], annotations = [];
+    for (const step of bench.steps) {
+      if (step.verdict !== "slower" && step.verdict !== "faster") continue;
+      shapes.push({type: "rect", xref: "x", yref: "paper", x0: step.from, x1: step.to, y0: 0, y1: 1, layer: "below",
+                   fillcolor: COLOUR[step.verdict], opacity: 0.15, line: {width: 0},
+                   name: `step ${step.from} ${step.to}`});
+      annotations.push({xref: "x", yref: "paper", x: step.to, y: 1, yanchor: "bottom", showarrow: false,
+                        text: plotText(fmtChange(step.change)), font: {color: COLOUR[step.verdict], size: 11}});
+    }
+    draw(node, [{type: "scatter", mode: "lines+markers", x: xs.map(plotText), y: ys, meta: bench.name,
+                 name: plotText(bench.name), error_y: {type: "data", symmetric: false, array: plus, arrayminus: minus},
+                 text: text.map(plotText), hovertemplate: "%{text}<extra></extra>", line: {color: "#1f77b4"}}], {
+      title: {text: plotText(bench.name)}, showlegend: false, height: 420, shapes, annotations,
+      xaxis: {type: "category", categoryorder: "array", categoryarray: DATA.sides.map(plotText), title: {text: "release"}},
+      yaxis: {title: {text: "time per op"}, exponentformat: "SI", ticksuffix: "s", rangemode: "tozero"}});
+  }
+
+  function stepView(bench, step) {
+    const rounds = DATA.rounds[`${bench.name} ${step.from} ${step.to}`] || [];
+    const view = el("div", {className: "step-detail"},
+      el("h3", {}, `${bench.name}: ${step.from} -> ${step.to}`),
+      el("p", {}, el("span", {className: "verdict", dataset: {verdict: step.verdict}}, step.verdict),
+        `: ${fmtChange(step.change)} ${fmtInterval(step.low, step.high)} (95%), ${step.rounds} rounds`),
+      rounds.length ? el("div", {className: "chart small", id: "rounds"}) :
+        el("p", {className: "hint"}, "The side files of this session are not in the site: no rounds to show."));
+    if (rounds.length) {
+      requestAnimationFrame(() => roundsChart(view.querySelector("#rounds"), rounds, step.verdict));
+    }
+    return view;
+  }
+
+  function roundsChart(node, rounds, verdict) {
+    const theta = DATA.min_effect * 100;
+    draw(node, [{type: "scatter", mode: "markers", x: rounds.map((_, i) => i + 1), y: rounds.map(c => c * 100),
+                 marker: {color: COLOUR[verdict] || "#333"}, hovertemplate: "round %{x}: %{y:.2f}%<extra></extra>"}], {
+      xaxis: {title: {text: "round"}}, yaxis: {title: {text: "change (%)"}, ticksuffix: "%"}, height: 260,
+      showlegend: false, shapes: [-theta, theta].map(y => ({type: "line", xref: "paper", x0: 0, x1: 1, y0: y, y1: y,
+                                                            line: {color: "#888", dash: "dash", width: 1}}))});
+  }
+
+  function selectionTable() {
+    return plainTable(["step", "change [interval]", "rounds", "benchmarks", "verdict"],
+      DATA.selection.map(s => el("tr", {}, el("th", {scope: "row"}, `${s.from} -> ${s.to}`),
+        el("td", {className: "number"}, `${fmtChange(s.change)} ${fmtInterval(s.low, s.high)}`),
+        el("td", {className: "number"}, String(s.rounds)),
+        el("td", {className: "number"}, String(s.benchmarks || (s.names || []).length)), verdictCell(s.verdict))),
+      {id: "selection"});
+  }
+
+  // -- a bisection --------------------------------------------------------------------------------
+  function bisectPage() {
+    const versions = DATA.versions;
+    const answer = DATA.changed_at ? `${DATA.benchmark}: changed at ${DATA.changed_at} (after ${DATA.previous}): ` +
+      `${DATA.verdict}, ${fmtChange(DATA.change)} ${fmtInterval(DATA.low, DATA.high)}` :
+      `${DATA.benchmark}: no step found from ${DATA.good} to ${DATA.bad}`;
+    const rows = DATA.sessions.map((session, index) => {
+      const first = versions.indexOf(session.sides[0]), last = versions.indexOf(session.sides[session.sides.length - 1]);
+      return el("tr", {},
+        el("th", {scope: "row"}, `session ${index + 1}`),
+        versions.map((v, k) => {
+          const side = session.sides.includes(v);
+          const into = session.steps.slice(0, session.sides.length - 1).find(s => s.to === v);
+          return el("td", {className: "rung" + (k >= first && k <= last ? " inside" : "") + (side ? " side" : "") +
+                                      (into ? " " + into.verdict.replace(/ /g, "-") : ""),
+                           title: into ? `${into.from} -> ${into.to}: ${into.verdict}, ${fmtChange(into.change)}` : ""},
+            side ? "●" : "");
+        }),
+        el("td", {className: "steps"}, session.steps.map(s => el("div", {},
+          `${s.from} -> ${s.to}: `, el("span", {className: "verdict", dataset: {verdict: s.verdict}}, s.verdict),
+          ` ${fmtChange(s.change)} ${fmtInterval(s.low, s.high)}, ${s.rounds} rounds`))),
+        el("td", {className: "number"}, `${session.rounds} rounds, ${session.minutes} min`));
+    });
+    MAIN.append(el("p", {className: "answer", id: "answer"}, answer),
+      DATA.uncertain ? el("p", {className: "uncertain"}, "uncertain: " + DATA.uncertain) : "",
+      section("The sessions, from the bracket down to the answer", el("p", {className: "legend"},
+        "A row per session: the releases it timed (●) inside its bracket; a cell is coloured by the verdict of " +
+        "the step into it."), plainTable(["", ...versions, "steps", "took"], rows, {id: "ladder"})));
+  }
+
+  // -- a check-harness panel ----------------------------------------------------------------------
+  function checkHarnessPage() {
+    const ways = ["run", "compare", "plain"];
+    const rows = DATA.rows.map(row => {
+      const all = ways.flatMap(w => row.processes[w]);
+      const spread = Math.max(...ways.map(w => row.processes[w].length ?
+        Math.max(...row.processes[w]) / Math.min(...row.processes[w]) : 1));
+      return el("tr", {}, el("th", {scope: "row"}, row.name),
+        ways.map(w => el("td", {className: "number"}, fmtTime(row.medians[w]))),
+        el("td", {className: "number"}, row.medians.plain ? fmtRatio(row.medians.run / row.medians.plain) : "-"),
+        el("td", {className: "number"}, row.medians.plain ? fmtRatio(row.medians.compare / row.medians.plain) : "-"),
+        el("td", {className: "number"}, all.length ? fmtRatio(spread) : "-"), verdictCell(row.verdict));
+    });
+    MAIN.append(el("p", {}, `${DATA.rows.length} benchmarks, ${DATA.processes || "?"} processes a way, tolerance ` +
+                            `${DATA.tolerance === null ? "?" : (DATA.tolerance * 100).toFixed(0) + "%"}`),
+      plainTable(["benchmark", "run", "compare", "plain", "run/plain", "compare/plain", "processes", "verdict"], rows,
+                 {id: "panel"}));
+  }
+
+  document.getElementById("title").textContent = DATA.title;
+  const PAGES = {index: indexPage, run: runPage, compare: comparePage, sweep: sweepPage, bisect: bisectPage,
+                 "check-harness": checkHarnessPage};
+  PAGES[document.body.dataset.page]();
+})();

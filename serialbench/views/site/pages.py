@@ -1,0 +1,227 @@
+"""Each page's data: what its script draws, as plain JSON, computed here from the result files.
+
+The numbers and tables are the text views' own (views/timing.py, roundtrip.py, costs.py; the verdicts
+of verdicts/files.py and verdicts/steps.py): the page lays them out, it decides nothing. Times are
+seconds per op, changes fractions (+0.05: 5% more time), as in the --json files. Every string that
+comes from a result file (names, side descriptions, metadata) is data here, never markup: the page
+writes it as text (assets/site.js).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+
+from packaging.version import InvalidVersion, Version
+
+from serialbench.catalog.inputs import tier_order, tier_size
+from serialbench.catalog.registry import FLOOR
+from serialbench.core import stats
+from serialbench.results.files import Result, ResultFile
+from serialbench.results.session_files import runs_of
+from serialbench.verdicts.files import compare_files
+from serialbench.verdicts.paired import round_estimates
+from serialbench.views.costs import cost_tables
+from serialbench.views.grid import Table, groups
+from serialbench.views.progress import instability
+from serialbench.views.roundtrip import roundtrip_tables
+from serialbench.views.site.sources import Source, side_label
+from serialbench.views.timing import header_lines, memory_tables, timing_tables
+
+
+def number(value: float | None) -> float | None:
+    if value is None or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(f"{value:.6g}")
+
+
+def table_data(table: Table) -> dict:
+    return {"title": table.title, "legend": table.legend, "columns": table.columns, "corner": table.corner,
+            "rows": [[label, [None if cell is None else {"lines": cell.lines, "marked": cell.marked}
+                              for cell in cells]] for label, cells in table.rows],
+            "group_starts": sorted(table.group_starts), "notes": table.notes}
+
+
+# -- a run ---------------------------------------------------------------------------------------------
+
+def run_page(source: Source) -> dict:
+    results = source.files[0]
+    timed = [r for r in results.results if r.median is not None]
+    views = []
+    for kind, direction, group in groups(results.results):
+        views.append({"input": kind, "direction": direction,
+                      "timing": [table_data(t) for t in timing_tables(results, group)],
+                      "costs": [table_data(t) for t in cost_tables(group)],
+                      "memory": [table_data(t) for t in memory_tables(group)],
+                      "fastest": fastest_of_each_format(group)})
+    roundtrip = {kind: [table_data(t) for t in roundtrip_tables([r for r in results.results if r.input == kind])]
+                 for kind in dict.fromkeys(r.input for r in results.results)}
+    return {"kind": "run", "path": results.path, "head": header_lines(results) + source.notes,
+            "tiers": {tier: tier_size(tier) for tier in tier_order(r.tier for r in results.results)},
+            "floor": "/".join(FLOOR), "views": views, "roundtrip": roundtrip,
+            "benchmarks": [benchmark_data(results, r) for r in timed]}
+
+
+def benchmark_data(results: ResultFile, result: Result) -> dict:
+    workers = [statistics.median(run.values) for run in result.benchmark.get_runs() if run.values]
+    floor = results.floor(result)
+    data = {"name": result.name, "row": result.row, "format": result.format, "impl": result.impl,
+            "input": result.input, "tier": result.tier, "direction": result.direction,
+            "median": number(result.median), "workers": [number(w) for w in workers],
+            "payload_bytes": result.payload_bytes, "input_bytes": result.input_bytes,
+            "floor_multiple": number(result.median / floor.median) if floor and floor.median else None,
+            "unstable": instability(result.benchmark)}
+    if result.memory is not None and result.memory.bytes_per_op is not None:
+        data["bytes_per_op"] = number(result.memory.bytes_per_op)
+        data["allocs_per_op"] = number(result.memory.allocs_per_op)
+    return data
+
+
+def fastest_of_each_format(group: Sequence[Result]) -> list[str]:
+    """FORMAT/IMPL of each format's fastest implementation: the one fastest at the most tiers (ties: at
+    the largest tier where they differ); the floor's format is drawn anyway, as the floor."""
+    wins: dict[str, dict[str, int]] = {}
+    by_format_tier: dict[tuple[str, str], list[Result]] = {}
+    for r in group:
+        if r.format != FLOOR[0] and r.median is not None:
+            by_format_tier.setdefault((r.format, r.tier), []).append(r)
+            wins.setdefault(r.format, {}).setdefault(r.row, 0)
+    for (fmt, _), found in sorted(by_format_tier.items(), key=lambda item: tier_size(item[0][1])):
+        best = min(found, key=lambda r: r.median)
+        wins[fmt][best.row] += 1
+    largest = {}
+    for (fmt, tier), found in by_format_tier.items():
+        for r in found:
+            if tier_size(tier) >= largest.get(r.row, (0, 0.0))[0]:
+                largest[r.row] = (tier_size(tier), r.median)
+    return [min(rows, key=lambda row: (-rows[row], -largest[row][0], largest[row][1])) for rows in wins.values()]
+
+
+# -- a compare -----------------------------------------------------------------------------------------
+
+def compare_page(source: Source) -> dict:
+    base, head = source.files
+    rows, selection, paired = compare_files(base.path, head.path)
+    base_runs = {r.name: runs_of(r.benchmark) for r in base.results}
+    head_runs = {r.name: runs_of(r.benchmark) for r in head.results}
+    min_effect = stats.MIN_EFFECT  # compare_files judges with it: a session's own is not in its files
+    data_rows = []
+    for row in rows:
+        rounds = ([number(math.expm1(x)) for x in round_estimates(base_runs[row.name], head_runs[row.name])]
+                  if paired else [])
+        data_rows.append({"name": row.name, "base": number(row.base), "head": number(row.head),
+                          **verdict_data(row.verdict), "round_changes": rounds})
+    return {"kind": "compare", "paired": paired, "min_effect": min_effect,
+            "sides": [side_data(role, loaded, other) for role, loaded, other in (("BASE", base, head),
+                                                                                   ("HEAD", head, base))],
+            "rows": data_rows, "selection": verdict_data(selection) if selection is not None else None}
+
+
+def verdict_data(verdict) -> dict:
+    interval = verdict.low > -1
+    return {"change": number(verdict.change), "low": number(verdict.low) if interval else None,
+            "high": number(verdict.high) if interval else None, "level": number(verdict.level),
+            "detectable": number(verdict.detectable), "verdict": verdict.word, "rounds": verdict.rounds}
+
+
+def side_data(role: str, loaded: ResultFile, other: ResultFile | None) -> dict:
+    meta = loaded.metadata
+    mine = loaded.library_versions()
+    theirs = other.library_versions() if other is not None else {}
+    return {"role": role, "path": loaded.path, "side": str(meta.get("serialbench_side", "")),
+            "specs": str(meta.get("serialbench_side_specs", "")),
+            "differ": {name: version for name, version in mine.items() if theirs.get(name) != version},
+            "libraries": mine, "python": str(meta.get("python_version", meta.get("serialbench_python", "?"))),
+            "cpu": machine(meta), "date": date_of(loaded), "commits": [c[:10] for c in loaded.commits],
+            "benchmarks": len(loaded.results)}
+
+
+def machine(meta: dict) -> str:
+    cpu = meta.get("cpu_model_name")
+    count = meta.get("cpu_count")
+    if not cpu and not count:
+        return "unknown machine"
+    return f"{cpu or 'unknown CPU'}, {count or '?'} CPUs"
+
+
+def date_of(loaded: ResultFile) -> str:
+    if loaded.metadata.get("date"):
+        return str(loaded.metadata["date"])[:16]
+    dates = sorted(str(run.get_metadata()["date"])[:16] for r in loaded.results for run in r.benchmark.get_runs()
+                   if run.get_metadata().get("date"))
+    return dates[0] if dates else ""
+
+
+# -- a sweep -------------------------------------------------------------------------------------------
+
+def sweep_page(source: Source) -> dict:
+    data = source.data
+    sides = data["sides"]
+    by_label: dict[str, list[ResultFile]] = {}
+    for loaded in source.files:
+        by_label.setdefault(side_label(loaded, sides), []).append(loaded)
+    rounds = {}
+    for bench in data["benchmarks"]:
+        for step in bench["steps"]:
+            changes = _step_rounds(by_label, bench["name"], step["from"], step["to"])
+            if changes:
+                rounds[f"{bench['name']} {step['from']} {step['to']}"] = changes
+    first = source.files[0] if source.files else None
+    return {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": data.get("anchor", sides[0]),
+            "min_effect": data["min_effect"], "benchmarks": data["benchmarks"], "selection": data.get("selection", []),
+            "left_out": data.get("left_out", {}), "machines": data.get("machines", {}),
+            "library": library_of(source.files), "rounds": rounds,
+            "files": [loaded.path for loaded in source.files], "date": date_of(first) if first else ""}
+
+
+def _step_rounds(by_label, name: str, before: str, after: str) -> list[float]:
+    """The step's per-round changes, from a session that timed both sides (value i with value i)."""
+    for base in by_label.get(before, []):
+        for head in by_label.get(after, []):
+            if base.metadata.get("serialbench_session") != head.metadata.get("serialbench_session"):
+                continue
+            b, h = base.get(name), head.get(name)
+            if b is not None and h is not None:
+                return [number(math.expm1(x)) for x in round_estimates(runs_of(b.benchmark), runs_of(h.benchmark))]
+    return []
+
+
+def library_of(files: Sequence[ResultFile]) -> str:
+    """The library a sweep's sides install: the name in their specs (name==version)."""
+    names = {spec.split("==")[0] for loaded in files for spec in str(loaded.metadata.get("serialbench_side_specs",
+                                                                                         "")).split() if "==" in spec}
+    return ", ".join(sorted(names))
+
+
+# -- a bisection, a check-harness panel ----------------------------------------------------------------
+
+def bisect_page(source: Source) -> dict:
+    data = source.data
+    versions = {v for session in data["sessions"] for v in session["sides"]} | {data.get("good"), data.get("bad")}
+    return {"kind": "bisect", "path": source.paths[0], **data,
+            "versions": sorted((str(v) for v in versions if v is not None), key=_version_key)}
+
+
+def _version_key(text: str):
+    try:
+        return (0, Version(text), text)
+    except InvalidVersion:
+        return (1, Version("0"), text)
+
+
+def check_harness_page(source: Source) -> dict:
+    data = source.data
+    rows = []
+    for name, entry in data["benchmarks"].items():
+        ways = {way: [number(v) for v in entry.get(way) or [] if isinstance(v, int | float)]
+                for way in ("run", "compare", "plain")}
+        rows.append({"name": name, "verdict": str(entry["verdict"]), "processes": ways,
+                     "medians": {way: number(statistics.median(values)) if values else None
+                                 for way, values in ways.items()}})
+    return {"kind": "check-harness", "path": source.paths[0], "tolerance": data.get("tolerance"),
+            "processes": data.get("processes"), "rows": rows}
+
+
+PAGES = {"run": run_page, "compare": compare_page, "sweep": sweep_page, "bisect": bisect_page,
+         "check-harness": check_harness_page}

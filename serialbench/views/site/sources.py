@@ -1,0 +1,149 @@
+"""The results a site shows: every file found, loaded through results/, grouped into what one page shows.
+
+A run file is a page (its memory companion joins it, results/files.py). The side files of one
+interleaved session belong together: two that no sweep claims are a compare, BASE and HEAD; a sweep's
+--json file claims the session files whose sides and benchmarks it lists, for its steps' rounds. A
+bisection's and a check-harness panel's JSON are a page each. A file that cannot be read, or is none
+of these, is named in one line and left out: the rest is built.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from serialbench.core.errors import UsageError
+from serialbench.results import kinds
+from serialbench.results.files import ResultFile, load, memory_path_for
+from serialbench.results.paths import safe_stem
+from serialbench.views.verdict_json import sweep_from_json
+
+
+@dataclass
+class Source:
+    """What one page is built from."""
+
+    kind: str  # run, compare, sweep, bisect, check-harness
+    paths: list[str]
+    files: list[ResultFile] = field(default_factory=list)  # run: one; compare: BASE, HEAD; sweep: its sides'
+    data: dict | None = None  # the JSON of a sweep, a bisection or a check-harness panel
+    notes: list[str] = field(default_factory=list)  # said on the page (a memory file left out, ...)
+
+    @property
+    def stem(self) -> str:
+        name = os.path.basename(self.paths[0])
+        for suffix in (".json.gz", ".json"):
+            name = name.removesuffix(suffix)
+        if self.kind == "compare":
+            name = name.removesuffix("-base")
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:80] or self.kind
+
+
+def collect(inputs: Iterable[str | os.PathLike], say: Callable[[str], None]) -> list[Source]:
+    """The sources of the site, in the order found; each file that is left out is said in one line."""
+    sources: list[Source] = []
+    sessions: dict[str, list[ResultFile]] = {}
+    for path in kinds.find(inputs):
+        try:
+            data = kinds.read_json(path)
+            kind = kinds.kind_of(data)
+            if kind in (kinds.RUN, kinds.SESSION):
+                loaded, note = _load_run(path)
+                if kind == kinds.SESSION:
+                    sessions.setdefault(str(loaded.metadata.get("serialbench_session")
+                                            or _session_of(loaded)), []).append(loaded)
+                else:
+                    sources.append(Source("run", [str(path)], [loaded], notes=[note] if note else []))
+            elif kind == kinds.SWEEP:
+                sweep_from_json(json.dumps(data), str(path))  # the checks of sweep --merge
+                sources.append(Source("sweep", [str(path)], data=data))
+            elif kind == kinds.BISECT:
+                sources.append(Source("bisect", [str(path)], data=_checked_bisect(path, data)))
+            elif kind == kinds.CHECK_HARNESS:
+                sources.append(Source("check-harness", [str(path)], data=_checked_panel(path, data)))
+            elif kind == kinds.MEMORY:
+                continue  # read with its run file
+            else:
+                say(f"{path}: left out: not a serialbench result (run, compare, sweep, bisect or check-harness)")
+        except UsageError as exc:
+            say(f"left out: {exc}")
+    _attach_sessions(sources, sessions, say)
+    return sources
+
+
+def _load_run(path: Path) -> tuple[ResultFile, str | None]:
+    """A run or session file with its memory companion; a companion that cannot be read is left out
+    (and said on the page), not the run."""
+    try:
+        return load(path), None
+    except UsageError as exc:
+        if memory_path_for(path).exists():
+            try:
+                loaded = load(path, with_memory=False)
+            except UsageError:
+                raise exc from None
+            return loaded, f"memory file left out: {exc}"
+        raise
+
+
+def _session_of(loaded: ResultFile) -> str:
+    for result in loaded.results:
+        for run in result.benchmark.get_runs():
+            session = run.get_metadata().get("serialbench_session")
+            if session:
+                return str(session)
+    return loaded.path
+
+
+def side_label(loaded: ResultFile, labels: Iterable[str]) -> str | None:
+    """Which of a sweep's sides a session file is: its name ends in -LABEL.json (results/session_files.py)."""
+    name = os.path.basename(loaded.path).lower()
+    name = name.removesuffix(".gz")
+    return next((label for label in labels if name.endswith(f"-{safe_stem(label).lower()}.json")), None)
+
+
+def _attach_sessions(sources: list[Source], sessions: dict[str, list[ResultFile]], say) -> None:
+    sweeps = [source for source in sources if source.kind == "sweep"]
+    for session, files in sessions.items():
+        claimed = False
+        for sweep in sweeps:
+            sides = sweep.data["sides"]
+            names = {bench["name"] for bench in sweep.data["benchmarks"]}
+            labels = [side_label(loaded, sides) for loaded in files]
+            if None not in labels and any(r.name in names for loaded in files for r in loaded.results):
+                sweep.files.extend(files)
+                sweep.paths.extend(loaded.path for loaded in files)
+                claimed = True
+                break
+        if claimed:
+            continue
+        if len(files) == 2:
+            ordered = sorted(files, key=lambda loaded: not os.path.basename(loaded.path).lower()
+                             .removesuffix(".gz").endswith("-base.json"))
+            sources.append(Source("compare", [loaded.path for loaded in ordered], ordered))
+        else:
+            say(f"left out: {len(files)} side files of session {session} ({', '.join(f.path for f in files)}): "
+                "no sweep --json file in the inputs lists their sides")
+
+
+def _checked_bisect(path, data: dict) -> dict:
+    """The keys the page reads, there and of the right shape."""
+    sessions = data["sessions"]
+    if not isinstance(sessions, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("sides"), list) and isinstance(s.get("steps"), list)
+            and all(isinstance(step, dict) and {"from", "to", "verdict"} <= step.keys() for step in s["steps"])
+            for s in sessions):
+        raise UsageError(f"{path}: not a bisect --json file (each session needs its sides and steps)")
+    return data
+
+
+def _checked_panel(path, data: dict) -> dict:
+    benchmarks = data.get("benchmarks")
+    if not isinstance(benchmarks, dict) or not all(
+            isinstance(entry, dict) and "verdict" in entry for entry in benchmarks.values()):
+        raise UsageError(f"{path}: not a check-harness --json file (no 'benchmarks' with a verdict each)")
+    return data
