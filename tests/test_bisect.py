@@ -13,10 +13,9 @@ from serialbench.verdicts.steps import Step
 from serialbench.views.verdict_json import bisect_json
 from tests.test_compare import run_serialbench
 from tests.test_golden import check_golden
-from tests.test_sweep import toy  # noqa: F401 - the fixture
 
 
-def test_bisection_lands_on_v3_within_three_sessions(toy, tmp_path):  # noqa: F811
+def test_bisection_lands_on_v3_within_three_sessions(toy, tmp_path):
     out = tmp_path / "bisect.json"
     done = run_serialbench("bisect", "toylib", "1.0", "4.0", "-b", "lib/toylib/float32/10K", "--cases", toy["cases"],
                            "--rounds", "8", "--min-effect", "10", "--json", out, env=toy["env"])

@@ -6,7 +6,6 @@ import json
 import math
 import os
 import sys
-import textwrap
 from dataclasses import replace
 
 import pytest
@@ -17,36 +16,11 @@ from serialbench.measure import releases
 from serialbench.verdicts.steps import Step, Sweep, SweepRow, merge
 from serialbench.views.sweep_table import format_sweep
 from serialbench.views.verdict_json import sweep_from_json, sweep_json
-from tests.test_compare import LIBRARY_CASES, broken_wheel, make_wheel, run_serialbench
+from tests.conftest import written_results
+from tests.test_compare import broken_wheel, run_serialbench
 
-VERSIONS = {"1.0": 0, "2.0": 0, "3.0": 3, "4.0": 3}  # extra copies of the tensor per op
-# Fixed rounds and a minimum effect that an unchanged step cannot reach by noise on a loaded machine.
-SMALL = ["--rounds", "8", "--min-effect", "10", "--tier", "10K", "-b", "lib/toylib"]
-
-
-@pytest.fixture(scope="module")
-def toy(tmp_path_factory):
-    root = tmp_path_factory.mktemp("sweep")
-    (root / "cases").mkdir()
-    (root / "cases" / "lib.py").write_text(textwrap.dedent(LIBRARY_CASES))
-    (root / "wheels").mkdir()
-    for version, extra in VERSIONS.items():
-        make_wheel(root / "wheels", version, extra)
-    env = {"XDG_CACHE_HOME": str(root / "cache"), "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(root / "wheels")}
-    return {"root": root, "cases": root / "cases", "env": env}
-
-
-def written_results(stderr):
-    return [line.split(" results: ", 1)[1] for line in stderr.splitlines() if " results: " in line]
-
-
-@pytest.fixture(scope="module")
-def swept(toy):
-    out = toy["root"] / "sweep.json"
-    done = run_serialbench("sweep", "toylib>=1,<=4", "--cases", toy["cases"], *SMALL, "--json", out, env=toy["env"])
-    yield done, json.loads(out.read_text()) if out.exists() else None
-    for path in written_results(done.stderr):
-        os.remove(path)
+# The toy library's wheels (`toy`) and its sweep (`swept`) are fixtures in tests/conftest.py: the site's
+# tests (tests/test_html.py) draw the same sweep.
 
 
 def test_a_range_sweeps_every_release_and_finds_the_one_step_at_v3(swept):

@@ -134,7 +134,8 @@ def index_rows(pages: Sequence[Page]) -> list[dict]:
         elif page.kind == "compare":
             base, head = source.files
             b, h = base.library_versions(), head.library_versions()
-            changed = [f"{n} {b.get(n, '-')} -> {h.get(n, '-')}" for n in sorted(set(b) | set(h)) if b.get(n) != h.get(n)]
+            changed = [f"{n} {b.get(n, '-')} -> {h.get(n, '-')}" for n in sorted(set(b) | set(h))
+                       if b.get(n) != h.get(n)]
             row.update(date=date_of(head), commit=", ".join(dict.fromkeys(c[:10] for c in base.commits + head.commits)),
                        libraries=", ".join(changed) or f"{base.metadata.get('serialbench_side', 'BASE')} -> "
                                                        f"{head.metadata.get('serialbench_side', 'HEAD')}",

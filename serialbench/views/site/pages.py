@@ -91,7 +91,7 @@ def fastest_of_each_format(group: Sequence[Result]) -> list[str]:
         best = min(found, key=lambda r: r.median)
         wins[fmt][best.row] += 1
     largest = {}
-    for (fmt, tier), found in by_format_tier.items():
+    for (_, tier), found in by_format_tier.items():
         for r in found:
             if tier_size(tier) >= largest.get(r.row, (0, 0.0))[0]:
                 largest[r.row] = (tier_size(tier), r.median)

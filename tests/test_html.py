@@ -1,0 +1,310 @@
+"""`serialbench html`: the site of a folder of result files, opened from file:// in a real browser.
+
+The files are made here (a run with its memory file, a compare session's two sides, hostile strings
+in names and side descriptions) or are the toy library's sweep (tests/conftest.py `swept`, a step at
+v3); the bisection and check-harness pages read copies of the committed results. The browser is
+Debian's chromium through selenium (tests/browser.py); the browser tests skip, with the reason, only
+where it is not installed (.ci/run installs it). Assertions are on content: the series drawn, the
+verdict words, the shaded steps, the text shown, the requests made.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pyperf
+import pytest
+
+from serialbench.__main__ import main
+from serialbench.core.errors import UsageError
+from serialbench.results import kinds
+from serialbench.views import site
+from tests import browser
+from tests.helpers import PROJECT_ROOT
+
+EVIL_IMPL = '<img src=x onerror="window.pwned=1">'
+EVIL_FORMAT = "<script>window.pwned=2</script>"  # its '/' is one more word separator: the name still loads
+EVIL_SIDE = "<script>window.pwned=3</script><img src=x onerror=window.pwned=4> & more"
+TIERS = {"1K": 1_000, "10K": 10_000, "100K": 100_000}
+
+
+def bench(name_words, direction, tier, values_by_run, extra=None):
+    fmt, impl, kind = name_words
+    metadata = {"name": f"{fmt}/{impl}/{kind}/{tier}", "serialbench_format": fmt, "serialbench_impl": impl,
+                "serialbench_input": kind, "serialbench_tier": tier, "serialbench_direction": direction,
+                "input_bytes": 4 * TIERS[tier], "payload_bytes": 4 * TIERS[tier] + 100, "serialbench_commit": "abc1234567",
+                "date": "2026-12-01 10:00:00", "cpu_model_name": "Test CPU", "cpu_count": 2,
+                "python_version": "3.11.7", "numpy_version": "2.4.6", **(extra or {})}
+    runs = [pyperf.Run(values, metadata={**metadata, **run_meta}, collect_metadata=False)
+            for run_meta, values in values_by_run]
+    return pyperf.Benchmark(runs)
+
+
+def write_run(path: Path, memory: bool = True) -> None:
+    """A run of two formats (A with two implementations, B with one) and the floor, at three tiers; the
+    second implementation of A is the faster one. One of A's has a hostile name."""
+    rows = {("baseline", "tobytes", "float32"): 1e-6, ("fmt-a", "slow", "float32"): 20e-6,
+            ("fmt-a", "quick", "float32"): 5e-6, ("fmt-b", "only", "float32"): 9e-6,
+            (EVIL_FORMAT, EVIL_IMPL, "float32"): 30e-6}
+    benches = []
+    for words, base in rows.items():
+        for k, tier in enumerate(TIERS):
+            scale = base * 10**k
+            benches.append(bench(words, "encode", tier, [({}, [scale * f for f in (1.0, 1.02, 0.99)]),
+                                                          ({}, [scale * f for f in (1.1, 1.05, 1.08)])]))
+    pyperf.BenchmarkSuite(benches).dump(str(path))
+    if memory:
+        entries = {b.get_name(): {"peak_bytes": 1000, "retained_bytes": 0, "calls": 10, "bytes_per_op": 4321.0,
+                                  "allocs_per_op": 7.0} for b in benches}
+        path.with_name(path.name.replace(".json", ".memory.json")).write_text(
+            json.dumps({"serialbench_memory": 2, "benchmarks": entries}))
+
+
+def write_compare(folder: Path) -> None:
+    """One compare session's two sides: 16 rounds; `slower` takes 20% more time at HEAD, `same` as much."""
+    common = {"serialbench_session": "s3ss10n", "serialbench_dirty": 0}
+    for role, side in (("base", "evil 1.0 " + EVIL_SIDE), ("head", "evil 2.0")):
+        benches = []
+        for impl, factor in (("slower", 1.2), ("same", 1.0)):
+            runs = []
+            for round_ in range(16):
+                wobble = 1 + 0.003 * ((round_ * 7) % 5 - 2)
+                values = [1e-5 * wobble * (factor if role == "head" else 1.0) * (1 + 0.001 * i) for i in range(5)]
+                runs.append(({"serialbench_round": round_}, values))
+            benches.append(bench(("fmt-a", impl, "float32"), "encode", "10K", runs,
+                                 {**common, "serialbench_side": side, "evil_version": "1.0" if role == "base" else
+                                  "<b>2.0</b>"}))
+        pyperf.BenchmarkSuite(benches).dump(str(folder / f"compare-evil-{role}.json"))
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("results")
+    write_run(folder / "run-one.json")
+    write_compare(folder)
+    for name in ("bisect-tritonclient.json", "check-harness-issue.json"):
+        shutil.copy(PROJECT_ROOT / "results" / name, folder / name)
+    (folder / "truncated.json").write_text('{"version": "1.0", "benchmarks": [{"runs": [')
+    (folder / "other.json").write_text('{"hello": "world"}')
+    return folder
+
+
+@pytest.fixture(scope="module")
+def built(folder, tmp_path_factory):
+    out = tmp_path_factory.mktemp("site")
+    lines = []
+    pages = site.build_site([str(folder)], out, lines.append)
+    return out, pages, lines
+
+
+# -- without a browser ----------------------------------------------------------------------------------
+
+def test_embedded_json_cannot_close_its_element_and_reads_back():
+    data = {"name": "</script><script>alert(1)</script> & \u2028\u2029"}
+    text = site.embed(data)
+    assert not any(char in text for char in "<>&\u2028\u2029")
+    assert json.loads(text) == data
+
+
+def test_each_kind_of_result_file_is_told_by_its_content():
+    results = PROJECT_ROOT / "results"
+    found = {name: kinds.kind_of(kinds.read_json(results / name)) for name in (
+        "float32-fast.json", "compare-tritonclient_2.45.0-tritonclient_2.46.0-base.json", "REFERENCE.memory.json",
+        "sweep-tritonclient.json", "bisect-tritonclient.json", "check-harness-issue.json")}
+    assert list(found.values()) == ["run", "session", "memory", "sweep", "bisect", "check-harness"]
+
+
+def test_a_malformed_or_foreign_file_is_named_in_one_line_and_the_rest_is_built(built):
+    out, pages, lines = built
+    assert sorted(page.kind for page in pages) == ["bisect", "check-harness", "compare", "run"]
+    truncated = [line for line in lines if "truncated.json" in line]
+    other = [line for line in lines if "other.json" in line]
+    assert len(truncated) == 1 and "truncated or malformed JSON" in truncated[0]
+    assert len(other) == 1 and "not a serialbench result" in other[0]
+    assert all("\n" not in line for line in lines)
+    assert (out / "index.html").exists() and (out / "assets" / "plotly-basic.min.js").exists()
+
+
+def test_the_command_refuses_a_folder_that_is_not_empty_and_reports_what_it_built(folder, tmp_path, capsys):
+    (tmp_path / "old.html").write_text("")
+    with pytest.raises(UsageError, match="is not empty"):
+        main(["html", str(folder), "-o", str(tmp_path)])
+    assert main(["html", str(folder / "run-one.json"), "-o", str(tmp_path / "new")]) == 0
+    assert "1 pages" in capsys.readouterr().out
+
+
+def test_the_shipped_plotly_is_the_one_its_readme_names():
+    assert site.plotly_checksum() == site.PLOTLY[1]
+    assert f"v{site.PLOTLY[0]}" in (site.ASSETS / "plotly-basic.min.js").read_text()[:200]
+
+
+# -- in the browser --------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def chromium():
+    why = browser.missing()
+    if why:
+        pytest.skip(why)
+    with browser.chromium() as driver:
+        yield driver
+
+
+def open_page(driver, path: Path | str, hash_: str = ""):
+    browser.requests(driver)  # forget what came before
+    driver.get((path if isinstance(path, str) else path.as_uri()) + hash_)
+    for _ in range(100):
+        if driver.execute_script("return document.getElementById('main').children.length > 1"):
+            break
+        time.sleep(0.05)
+    return driver
+
+
+def series(driver, chart="chart"):
+    return driver.execute_script(f"return document.getElementById('{chart}').data.map(t => t.meta)")
+
+
+def test_the_index_lists_every_result_of_the_folder(chromium, built):
+    out, pages, _ = built
+    open_page(chromium, out / "index.html")
+    rows = chromium.execute_script("return [...document.querySelectorAll('#results tbody tr')].map(r => "
+                                   "[r.dataset.kind, r.querySelector('a').getAttribute('href')])")
+    assert sorted(rows) == sorted([page.kind, page.file] for page in pages)
+    text = chromium.find_element("id", "results").text
+    assert "Test CPU, 2 CPUs" in text and "abc1234567" in text and "evil 1.0 -> <b>2.0</b>" in text
+
+
+def test_a_run_draws_the_fastest_of_each_format_and_a_control_removes_a_series(chromium, built):
+    out, pages, _ = built
+    run = next(page for page in pages if page.kind == "run")
+    open_page(chromium, out / run.file)
+    assert series(chromium) == ["baseline/tobytes", "fmt-a/quick", "fmt-b/only", f"{EVIL_FORMAT}/{EVIL_IMPL}"]
+    chromium.find_element("css selector", "input[value='fmt-b/only']").click()
+    assert series(chromium) == ["baseline/tobytes", "fmt-a/quick", f"{EVIL_FORMAT}/{EVIL_IMPL}"]
+    chromium.find_element("css selector", "input[value='fmt-a/slow']").click()
+    assert series(chromium) == ["baseline/tobytes", "fmt-a/slow", "fmt-a/quick", f"{EVIL_FORMAT}/{EVIL_IMPL}"]
+    tiers = chromium.execute_script("return document.getElementById('chart').data[1].x")
+    assert tiers == list(TIERS.values())
+
+
+def test_a_run_tooltip_gives_median_spread_bytes_allocations_and_stability(chromium, built):
+    out, pages, _ = built
+    run = next(page for page in pages if page.kind == "run")
+    open_page(chromium, out / run.file, "#input=float32&direction=encode&impls=fmt-a%2Fquick")
+    chromium.execute_script("Plotly.Fx.hover(document.getElementById('chart'), [{curveNumber: 1, pointNumber: 0}])")
+    text = chromium.execute_script("return [...document.querySelectorAll('.hovertext')].map(n => n.textContent)"
+                                   ".join(' ')")
+    assert "fmt-a/quick/float32/1K" in text and "median 5.17 us, 5.0x the floor" in text
+    assert "workers' medians 5.00 us to 5.40 us (2 workers)" in text and "payload 4.10 KB" in text
+    assert "4.32 KB/op, 7 allocs/op" in text and "unstable: a value lasts only 4.95 us" in text  # pyperf's checks
+
+
+def test_reloading_with_a_url_hash_restores_the_view(chromium, built):
+    out, pages, _ = built
+    run = next(page for page in pages if page.kind == "run")
+    open_page(chromium, out / run.file, "#input=float32&direction=encode&impls=fmt-a%2Fslow%2Cfmt-b%2Fonly")
+    assert series(chromium) == ["baseline/tobytes", "fmt-a/slow", "fmt-b/only"]
+    chromium.find_element("css selector", "input[value='fmt-a/quick']").click()
+    link = chromium.current_url
+    chromium.get("about:blank")
+    open_page(chromium, link)
+    assert series(chromium) == ["baseline/tobytes", "fmt-a/slow", "fmt-a/quick", "fmt-b/only"]
+    assert [box.get_attribute("value") for box in chromium.find_elements("css selector", "#impls input:checked")] == [
+        "fmt-a/slow", "fmt-a/quick", "fmt-b/only"]
+
+
+def test_a_compare_shows_each_rows_verdict_and_interval_and_its_forest_plot(chromium, built):
+    out, pages, _ = built
+    compare = next(page for page in pages if page.kind == "compare")
+    open_page(chromium, out / compare.file)
+    rows = chromium.execute_script("return [...document.querySelectorAll('#verdicts tbody tr')].map(r => "
+                                   "[r.dataset.name, r.querySelector('.interval').textContent, "
+                                   "r.querySelector('.verdict').textContent])")
+    by_name = {name: (interval, word) for name, interval, word in rows}
+    assert by_name["fmt-a/slower/float32/10K"][1] == "slower"
+    assert by_name["fmt-a/slower/float32/10K"][0].startswith("+20.0% [+")
+    assert by_name["fmt-a/same/float32/10K"][1] == "no change"
+    assert "selection" in by_name
+    forest = chromium.execute_script("const gd = document.getElementById('forest'); return [gd.data.map(t => "
+                                     "[t.meta, t.customdata]), gd.layout.shapes.map(s => s.x0)]")
+    assert sorted(forest[0]) == [["no change", ["fmt-a/same/float32/10K"]],
+                                 ["slower", ["fmt-a/slower/float32/10K", "selection"]]]
+    assert sorted(forest[1]) == [-2, 0, 2]  # the minimum effect either side of no change
+    chromium.find_element("css selector", "#verdicts tr[data-name='fmt-a/slower/float32/10K']").click()
+    assert "benchmark=fmt-a%2Fslower" in chromium.current_url
+    assert len(chromium.execute_script("return document.getElementById('rounds').data[0].y")) == 16
+
+
+def test_result_strings_show_as_text_and_run_nothing(chromium, built):
+    out, pages, _ = built
+    for page in pages:
+        if page.kind in ("run", "compare"):
+            open_page(chromium, out / page.file)
+            if page.kind == "run":
+                chromium.execute_script("Plotly.Fx.hover(document.getElementById('chart'), "
+                                        "[{curveNumber: 3, pointNumber: 0}])")
+                hover = chromium.execute_script("return [...document.querySelectorAll('.hovertext')]"
+                                                ".map(n => n.textContent).join(' ')")
+                assert f"{EVIL_FORMAT}/{EVIL_IMPL}/float32/1K" in hover
+                legend = chromium.execute_script("return [...document.querySelectorAll('.legendtext')]"
+                                                 ".map(n => n.textContent)")
+                assert f"{EVIL_FORMAT}/{EVIL_IMPL}" in legend
+                assert EVIL_IMPL in chromium.find_element("id", "impls").text
+            else:
+                assert EVIL_SIDE in chromium.find_element("css selector", ".side[data-role='BASE'] h3").text
+                assert "<b>2.0</b>" in chromium.find_element("css selector", ".side[data-role='HEAD']").text
+            assert chromium.execute_script("return window.pwned") is None
+            assert chromium.execute_script("return document.querySelectorAll('img').length") == 0
+            assert chromium.execute_script("return document.scripts.length") == 3  # data, plotly, site.js
+            assert browser.console_errors(chromium) == []
+
+
+def test_no_page_makes_a_network_request(chromium, built):
+    out, pages, _ = built
+    for name in ["index.html", *(page.file for page in pages)]:
+        open_page(chromium, out / name)
+        made = browser.requests(chromium)
+        assert made and all(url.startswith(("file://", "data:")) for url in made), (name, made)
+
+
+def test_the_bisection_is_a_ladder_down_to_the_answer(chromium, built):
+    out, pages, _ = built
+    bisect = next(page for page in pages if page.kind == "bisect")
+    open_page(chromium, out / bisect.file)
+    assert chromium.find_element("id", "answer").text.startswith(
+        "triton-binary/tritonclient/int32x3/1M: changed at 2.46.0 (after 2.45.0): faster, -54.9%")
+    sessions = chromium.find_elements("css selector", "#ladder tbody tr")
+    assert len(sessions) == len(json.loads((PROJECT_ROOT / "results" / "bisect-tritonclient.json").read_text())
+                                ["sessions"])
+    assert "faster" in sessions[-1].text
+
+
+@pytest.fixture(scope="module")
+def sweep_site(swept, toy, tmp_path_factory):
+    done, data = swept
+    assert data is not None, done.stderr
+    folder = tmp_path_factory.mktemp("sweep-results")
+    (folder / "sweep-toylib.json").write_text(json.dumps(data))
+    for path in (toy["root"] / "sides").iterdir():
+        shutil.copy(path, folder / path.name)
+    out = tmp_path_factory.mktemp("sweep-site")
+    lines = []
+    pages = site.build_site([str(folder)], out, lines.append)
+    assert lines == [] and [page.kind for page in pages] == ["sweep"]
+    return out / pages[0].file
+
+
+def test_the_toy_librarys_sweep_shades_the_step_at_v3_and_no_other(chromium, sweep_site):
+    open_page(chromium, sweep_site)
+    shapes = chromium.execute_script("return document.getElementById('chart').layout.shapes.map(s => [s.x0, s.x1])")
+    assert shapes == [["2.0", "3.0"]]
+    steps = chromium.execute_script("return [...document.querySelectorAll('#releases td.step')].map(c => "
+                                    "[c.dataset.side, c.dataset.verdict])")
+    assert steps == [["3.0", "slower"]]
+    chromium.find_element("css selector", "#releases td.step").click()
+    assert "step=3.0" in chromium.current_url
+    detail = chromium.find_element("id", "step").text
+    assert "1.0 -> 3.0" not in detail and "2.0 -> 3.0" in detail and "slower" in detail and "8 rounds" in detail
+    assert len(chromium.execute_script("return document.getElementById('rounds').data[0].y")) == 8
