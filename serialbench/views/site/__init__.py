@@ -55,6 +55,7 @@ def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> 
         used.add(name)
         pages.append(Page(source.kind, f"{name}.html", _title(source), source))
     written = []
+    pages.sort(key=lambda page: list(TITLES).index(page.kind))  # stable: the order found within a kind
     for page in pages:
         try:
             data = PAGES[page.kind](page.source)
@@ -119,7 +120,8 @@ def plotly_checksum() -> str:
 def index_rows(pages: Sequence[Page]) -> list[dict]:
     runs = [page.source.files[0] for page in pages if page.kind == "run"]
     versions = [loaded.library_versions() for loaded in runs]
-    varying = {name for v in versions for name in v if len({other.get(name) for other in versions}) > 1}
+    # a library whose version differs between the runs that have it (one that some runs lack says nothing)
+    varying = {name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1}
     rows = []
     for page in pages:
         source = page.source

@@ -181,7 +181,7 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
         title: {text: plotText(`${input}, ${direction}: median time per op against tier`)},
         xaxis: {type: "log", title: {text: "tier (elements per tensor; bytes for byte strings)"},
                 tickvals: tiers.map(t => t[1]), ticktext: tiers.map(t => t[0])},
-        yaxis: {type: "log", title: {text: "time per op"}, exponentformat: "SI", ticksuffix: "s"},
+        yaxis: {type: "log", title: {text: "time per op"}, dtick: 1, tickformat: "~s", ticksuffix: "s"},
         legend: {itemclick: false, itemdoubleclick: false}, height: 520});
 
       tables.replaceChildren(
@@ -424,7 +424,7 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
                  text: text.map(plotText), hovertemplate: "%{text}<extra></extra>", line: {color: "#1f77b4"}}], {
       title: {text: plotText(bench.name)}, showlegend: false, height: 420, shapes, annotations,
       xaxis: {type: "category", categoryorder: "array", categoryarray: DATA.sides.map(plotText), title: {text: "release"}},
-      yaxis: {title: {text: "time per op"}, exponentformat: "SI", ticksuffix: "s", rangemode: "tozero"}});
+      yaxis: {title: {text: "time per op"}, tickformat: "~s", ticksuffix: "s", rangemode: "tozero"}});
   }
 
   function stepView(bench, step) {
@@ -436,15 +436,19 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
       rounds.length ? el("div", {className: "chart small", id: "rounds"}) :
         el("p", {className: "hint"}, "The side files of this session are not in the site: no rounds to show."));
     if (rounds.length) {
-      requestAnimationFrame(() => roundsChart(view.querySelector("#rounds"), rounds, step.verdict));
+      view.append(el("p", {className: "legend"}, `Each round's estimate (the median of its pairs' ${step.to}/` +
+        `${step.from}); in colour the ${Math.min(step.rounds, rounds.length)} rounds of the verdict, in grey the ` +
+        "rounds the session went on to take for other benchmarks."));
+      requestAnimationFrame(() => roundsChart(view.querySelector("#rounds"), rounds, step.verdict, step.rounds));
     }
     return view;
   }
 
-  function roundsChart(node, rounds, verdict) {
+  function roundsChart(node, rounds, verdict, judged) {
     const theta = DATA.min_effect * 100;
     draw(node, [{type: "scatter", mode: "markers", x: rounds.map((_, i) => i + 1), y: rounds.map(c => c * 100),
-                 marker: {color: COLOUR[verdict] || "#333"}, hovertemplate: "round %{x}: %{y:.2f}%<extra></extra>"}], {
+                 marker: {color: rounds.map((_, i) => i < judged ? COLOUR[verdict] || "#333" : "#bbb")},
+                 hovertemplate: "round %{x}: %{y:.2f}%<extra></extra>"}], {
       xaxis: {title: {text: "round"}}, yaxis: {title: {text: "change (%)"}, ticksuffix: "%"}, height: 260,
       showlegend: false, shapes: [-theta, theta].map(y => ({type: "line", xref: "paper", x0: 0, x1: 1, y0: y, y1: y,
                                                             line: {color: "#888", dash: "dash", width: 1}}))});
@@ -455,7 +459,8 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
       DATA.selection.map(s => el("tr", {}, el("th", {scope: "row"}, `${s.from} -> ${s.to}`),
         el("td", {className: "number"}, `${fmtChange(s.change)} ${fmtInterval(s.low, s.high)}`),
         el("td", {className: "number"}, String(s.rounds)),
-        el("td", {className: "number"}, String(s.benchmarks || (s.names || []).length)), verdictCell(s.verdict))),
+        el("td", {className: "number"}, String(s.benchmarks || (s.names || []).length || "-")),
+        verdictCell(s.verdict))),
       {id: "selection"});
   }
 
