@@ -35,9 +35,9 @@ def bench(name_words, direction, tier, values_by_run, extra=None):
     fmt, impl, kind = name_words
     metadata = {"name": f"{fmt}/{impl}/{kind}/{tier}", "serialbench_format": fmt, "serialbench_impl": impl,
                 "serialbench_input": kind, "serialbench_tier": tier, "serialbench_direction": direction,
-                "input_bytes": 4 * TIERS[tier], "payload_bytes": 4 * TIERS[tier] + 100, "serialbench_commit": "abc1234567",
-                "date": "2026-12-01 10:00:00", "cpu_model_name": "Test CPU", "cpu_count": 2,
-                "python_version": "3.11.7", "numpy_version": "2.4.6", **(extra or {})}
+                "input_bytes": 4 * TIERS[tier], "payload_bytes": 4 * TIERS[tier] + 100,
+                "serialbench_commit": "abc1234567", "date": "2026-12-01 10:00:00", "cpu_model_name": "Test CPU",
+                "cpu_count": 2, "python_version": "3.11.7", "numpy_version": "2.4.6", **(extra or {})}
     runs = [pyperf.Run(values, metadata={**metadata, **run_meta}, collect_metadata=False)
             for run_meta, values in values_by_run]
     return pyperf.Benchmark(runs)
