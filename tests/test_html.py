@@ -199,6 +199,9 @@ def test_a_run_tooltip_gives_median_spread_bytes_allocations_and_stability(chrom
     assert "fmt-a/quick/float32/1K" in text and "median 5.17 us, 5.0x the floor" in text
     assert "workers' medians 5.00 us to 5.40 us (2 workers)" in text and "payload 4.10 KB" in text
     assert "4.32 KB/op, 7 allocs/op" in text and "unstable: a value lasts only 4.95 us" in text  # pyperf's checks
+    open_page(chromium, out / run.file, "#input=float32&direction=encode&benchmark=fmt-a%2Fquick%2Ffloat32%2F1K")
+    assert chromium.find_element("id", "focus").text.splitlines()[:2] == [
+        "fmt-a/quick/float32/1K", "median 5.17 us, 5.0x the floor"]  # a kept point, from the link
 
 
 def test_reloading_with_a_url_hash_restores_the_view(chromium, built):
@@ -298,8 +301,9 @@ def sweep_site(swept, toy, tmp_path_factory):
 
 def test_the_toy_librarys_sweep_shades_the_step_at_v3_and_no_other(chromium, sweep_site):
     open_page(chromium, sweep_site)
-    shapes = chromium.execute_script("return document.getElementById('chart').layout.shapes.map(s => [s.x0, s.x1])")
-    assert shapes == [["2.0", "3.0"]]
+    shapes = chromium.execute_script("return [...document.querySelectorAll('#charts .panel')].map(gd => "
+                                     "[gd.dataset.name, gd.layout.shapes.map(s => [s.x0, s.x1])])")
+    assert shapes == [["lib/toylib/float32/10K", [["2.0", "3.0"]]]]
     steps = chromium.execute_script("return [...document.querySelectorAll('#releases td.step')].map(c => "
                                     "[c.dataset.side, c.dataset.verdict])")
     assert steps == [["3.0", "slower"]]

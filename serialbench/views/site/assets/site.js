@@ -112,9 +112,9 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
     return el("td", {className: "verdict", dataset: {verdict: word}}, word);
   }
 
-  function draw(node, traces, layout) {
+  function draw(node, traces, layout, config) {
     Plotly.react(node, traces, Object.assign({margin: {l: 70, r: 20, t: 30, b: 60}, hovermode: "closest",
-                                              font: {size: 12}}, layout), CONFIG);
+                                              font: {size: 12}}, layout), Object.assign({}, CONFIG, config));
   }
 
   // -- the index ----------------------------------------------------------------------------------
@@ -136,9 +136,11 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
     const controls = el("div", {className: "controls"});
     const chart = el("div", {id: "chart", className: "chart"});
     const tip = el("p", {className: "hint"}, "Hover a point: median, the workers' spread, payload, B/op and " +
-                   "allocs/op (with a memory file), and whether pyperf calls it unstable.");
+                   "allocs/op (with a memory file), and whether pyperf calls it unstable. Click it to keep it here.");
+    const focus = el("div", {id: "focus"});
     const tables = el("div", {id: "tables"});
-    MAIN.append(el("ul", {className: "head"}, DATA.head.map(line => el("li", {}, line))), controls, chart, tip, tables);
+    MAIN.append(el("ul", {className: "head"}, DATA.head.map(line => el("li", {}, line))), controls, chart, tip, focus,
+                tables);
     const byName = new Map(DATA.benchmarks.map(b => [b.name, b]));
 
     function render() {
@@ -150,7 +152,12 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
       const present = [...new Set(DATA.benchmarks.filter(b => b.input === input && b.direction === direction
                                                             && b.row !== DATA.floor).map(b => b.row))];
       let chosen = state.impls === undefined ? view.fastest : state.impls.split(",").filter(r => present.includes(r));
-      writeHash({input, direction, impls: chosen.join(",")});
+      const focused = byName.get(state.benchmark);
+      const benchmark = focused && focused.input === input && (focused.direction === direction ||
+                                                               focused.row === DATA.floor) ? focused : null;
+      writeHash({input, direction, impls: chosen.join(","), benchmark: benchmark ? benchmark.name : undefined});
+      focus.replaceChildren(benchmark ? el("ul", {className: "focus"}, hoverLines(benchmark).map(line =>
+        el("li", {}, line))) : "");
 
       controls.replaceChildren(
         el("label", {}, "input ", select("input", inputs, input, value => go({input: value, direction, impls: undefined}))),
@@ -201,6 +208,10 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
     }
 
     function hover(b) {
+      return hoverLines(b).map(plotText).join("<br>");
+    }
+
+    function hoverLines(b) {
       const workers = b.workers.filter(w => w !== null);
       const lines = [b.name, `median ${fmtTime(b.median)}` + (b.floor_multiple ? `, ${fmtRatio(b.floor_multiple)} the floor` : ""),
         workers.length > 1 ? `workers' medians ${fmtTime(Math.min(...workers))} to ${fmtTime(Math.max(...workers))} ` +
@@ -208,13 +219,16 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
         `payload ${fmtBytes(b.payload_bytes)} (input ${fmtBytes(b.input_bytes)})`];
       if (b.bytes_per_op !== undefined) lines.push(`${fmtBytes(b.bytes_per_op)}/op, ${Math.round(b.allocs_per_op)} allocs/op`);
       lines.push(b.unstable.length ? "unstable: " + b.unstable.join("; ") : "stable");
-      return lines.map(plotText).join("<br>");
+      return lines;
     }
 
     function go(state) { writeHash(state); render(); }
     window.addEventListener("hashchange", render);
     render();
-    window.serialbenchView = {benchmark: name => byName.get(name)};
+    chart.on("plotly_click", event => {
+      const point = event.points[0];
+      if (point) go(Object.assign(readHash(), {benchmark: point.customdata}));
+    });
   }
 
   function select(id, options, value, onChange) {
@@ -333,19 +347,26 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
   // -- a sweep ------------------------------------------------------------------------------------
   function sweepPage() {
     const sides = DATA.sides;
-    const chart = el("div", {id: "chart", className: "chart"});
+    const charts = el("div", {id: "charts", className: "panels"});
     const grid = el("div", {id: "grid"});
     const detail = el("div", {id: "step"});
     const machines = Object.entries(DATA.machines).map(([side, m]) =>
       `${side}: ${m.host || "?"}, ${m.cpu || "?"}, ${m.cpus || "?"} CPUs, Python ${m.python || "?"}`);
     const leftOut = Object.entries(DATA.left_out).map(([side, why]) => `${side}: ${why}`);
+    const panels = DATA.benchmarks.map((bench, index) => {
+      const node = el("div", {className: "chart panel", id: `panel-${index}`, dataset: {name: bench.name}});
+      charts.append(node);
+      return node;
+    });
     MAIN.append(el("p", {}, `${DATA.library ? DATA.library + ": " : ""}${sides.length} releases, ` +
                             `${DATA.benchmarks.length} benchmarks, anchor ${DATA.anchor}, minimum effect ` +
                             `${(DATA.min_effect * 100).toFixed(0)}%` + (DATA.date ? `; ${DATA.date}` : "")),
       section("Benchmark by release", el("p", {className: "legend"}, "Each cell: the change against the " +
         `anchor (${DATA.anchor}), coloured by it; a step (the verdict from the release before is slower or ` +
-        "faster) is outlined and starred. Click a benchmark for its chart, a cell for its step."), grid),
-      section("Time against release", chart, detail),
+        "faster) is outlined and starred. Click a cell, or a point of a chart, for its step."), grid, detail),
+      section("Time against release", el("p", {className: "legend"}, "Per benchmark: a point is the anchor's " +
+        "median times (1 + the change against the anchor), its bar the 95% interval of that change; a step is " +
+        "shaded between the two releases, red slower, green faster, with its change."), charts),
       section("The whole selection, step by step", selectionTable()),
       leftOut.length ? section("Left out", el("ul", {}, leftOut.map(t => el("li", {}, t)))) : "",
       section("Where each side was timed", el("ul", {}, machines.map(t => el("li", {}, t)))));
@@ -356,9 +377,9 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
       const step = bench.steps.find(s => s.to === state.step);
       writeHash({benchmark: bench.name, step: step ? step.to : undefined});
       grid.replaceChildren(gridOf(bench, step));
-      drawSweep(chart, bench);
+      panels.forEach(node => node.classList.toggle("selected", node.dataset.name === bench.name));
       detail.replaceChildren(step ? stepView(bench, step) : el("p", {className: "hint"},
-        "Select a step (a cell of the grid, or a shaded band) for its verdict, interval and rounds."));
+        "Select a step (a cell of the grid, or a point of a chart) for its verdict, interval and rounds."));
     }
 
     function gridOf(chosen, chosenStep) {
@@ -367,10 +388,9 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
         el("th", {scope: "row", on: {click: () => go(bench.name)}}, bench.name),
         sides.map((side, k) => {
           const median = bench.medians[k];
-          if (k === 0) return el("td", {className: "number anchor"}, fmtTime(median));
           const against = bench.from_anchor.find(s => s.to === side);
           const step = bench.steps.find(s => s.to === side);
-          if (!against) return el("td", {className: "number"}, median === null ? "-" : fmtTime(median));
+          if (!against) return el("td", {className: "number anchor"}, median === null ? "-" : fmtTime(median));
           const changed = step && (step.verdict === "slower" || step.verdict === "faster");
           return el("td", {className: "number cell" + (changed ? " step " + step.verdict.replace(/ /g, "-") : "") +
                                        (bench === chosen && step === chosenStep ? " chosen" : ""),
@@ -386,10 +406,12 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
     function go(name, step) { writeHash({benchmark: name, step}); render(); }
     window.addEventListener("hashchange", render);
     render();
-    chart.on("plotly_click", event => {
-      const point = event.points[0];
-      const bench = DATA.benchmarks.find(b => b.name === readHash().benchmark);
-      if (point && bench && bench.steps.some(s => s.to === point.x)) go(bench.name, point.x);
+    DATA.benchmarks.forEach((bench, index) => {
+      drawSweep(panels[index], bench);
+      panels[index].on("plotly_click", event => {
+        const point = event.points[0];
+        if (point) go(bench.name, bench.steps.some(s => s.to === point.x) ? point.x : undefined);
+      });
     });
   }
 
@@ -400,31 +422,33 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
   }
 
   function drawSweep(node, bench) {
-    const anchor = bench.medians[0];
-    const xs = [DATA.sides[0]], ys = [anchor], plus = [0], minus = [0], text = [`${DATA.sides[0]}: ${fmtTime(anchor)} (anchor)`];
+    const first = bench.medians.findIndex(m => m !== null);  // the anchor, or the first side that ran it
+    const base = bench.medians[first], baseSide = DATA.sides[first];
+    const xs = [baseSide], ys = [base], plus = [0], minus = [0];
+    const text = [`${baseSide}: ${fmtTime(base)} (${first === 0 ? "the anchor" : "the first side that ran it"})`];
     for (const step of bench.from_anchor) {
-      const y = anchor * (1 + step.change);
+      const y = base * (1 + step.change);
       xs.push(step.to); ys.push(y);
-      plus.push(step.high === null ? 0 : anchor * (1 + step.high) - y);
-      minus.push(step.low === null ? 0 : y - anchor * (1 + step.low));
+      plus.push(step.high === null ? 0 : base * (1 + step.high) - y);
+      minus.push(step.low === null ? 0 : y - base * (1 + step.low));
       text.push(`${step.to}: ${fmtTime(y)}, ${fmtChange(step.change)} ${fmtInterval(step.low, step.high)} against ` +
-                `${DATA.anchor}`);
+                `${step.from}`);
     }
     const shapes = [], annotations = [];
     for (const step of bench.steps) {
       if (step.verdict !== "slower" && step.verdict !== "faster") continue;
-      shapes.push({type: "rect", xref: "x", yref: "paper", x0: step.from, x1: step.to, y0: 0, y1: 1, layer: "below",
-                   fillcolor: COLOUR[step.verdict], opacity: 0.15, line: {width: 0},
-                   name: `step ${step.from} ${step.to}`});
-      annotations.push({xref: "x", yref: "paper", x: step.to, y: 1, yanchor: "bottom", showarrow: false,
+      shapes.push({type: "rect", xref: "x", yref: "paper", x0: plotText(step.from), x1: plotText(step.to), y0: 0,
+                   y1: 1, layer: "below", fillcolor: COLOUR[step.verdict], opacity: 0.15, line: {width: 0}});
+      annotations.push({xref: "x", yref: "paper", x: plotText(step.to), y: 1, yanchor: "bottom", showarrow: false,
                         text: plotText(fmtChange(step.change)), font: {color: COLOUR[step.verdict], size: 11}});
     }
     draw(node, [{type: "scatter", mode: "lines+markers", x: xs.map(plotText), y: ys, meta: bench.name,
                  name: plotText(bench.name), error_y: {type: "data", symmetric: false, array: plus, arrayminus: minus},
                  text: text.map(plotText), hovertemplate: "%{text}<extra></extra>", line: {color: "#1f77b4"}}], {
-      title: {text: plotText(bench.name)}, showlegend: false, height: 420, shapes, annotations,
-      xaxis: {type: "category", categoryorder: "array", categoryarray: DATA.sides.map(plotText), title: {text: "release"}},
-      yaxis: {title: {text: "time per op"}, tickformat: "~s", ticksuffix: "s", rangemode: "tozero"}});
+      title: {text: plotText(bench.name), font: {size: 12}, x: 0.02, xanchor: "left"}, showlegend: false,
+      height: 300, shapes, annotations, margin: {l: 60, r: 10, t: 44, b: 60},
+      xaxis: {type: "category", categoryorder: "array", categoryarray: DATA.sides.map(plotText), tickangle: -45},
+      yaxis: {tickformat: "~s", ticksuffix: "s", rangemode: "tozero"}}, {displayModeBar: false});
   }
 
   function stepView(bench, step) {
