@@ -175,6 +175,8 @@ COMPARE_ROWS = [
     VerdictRow("msgpack/packb-buffer/float32/1K", 1.5e-6, 1.5e-6, verdict(0.001, -0.008, 0.01, stats.NO_CHANGE)),
     VerdictRow("msgpack/packb-buffer/float32/1M", 300e-6, 297e-6,
                verdict(-0.01, -0.04, 0.02, stats.TOO_NOISY, rounds=64, detectable=0.05, level=0.99984)),
+    VerdictRow("msgpack/packb-buffer/float32/10K", 10.0e-6, 10.2e-6,
+               verdict(0.02, 0.017, 0.023, stats.AT_THRESHOLD, rounds=64, detectable=0.026, level=0.99688)),
     VerdictRow("msgpack/decode-unpackb/float32/1K", 1.0e-6, 1.2e-6,
                verdict(0.2, -0.2, 0.6, stats.TWO_SPEEDS, rounds=16, detectable=None, level=0.999,
                        modes=(None, stats.Modes(1.0e-6, 1.3e-6, (1, 4, 7, 9, 12, 15))))),
@@ -263,6 +265,11 @@ def test_sweep_table_json_and_markdown():
                   step("2.46.0", "2.50.0", -0.01, stats.NO_CHANGE)),
                  (step("2.44.0", "2.46.0", 0.012, stats.TOO_NOISY, -0.01, 0.034),
                   step("2.44.0", "2.50.0", 0.002, stats.NO_CHANGE))),
+        SweepRow("triton-binary/tritonclient/float32/1M", tuple(sides), (1.52e-3, 1.55e-3, 1.55e-3, 1.55e-3),
+                 (step("2.44.0", "2.45.0", 0.02, stats.AT_THRESHOLD, 0.017, 0.023),
+                  step("2.45.0", "2.46.0", 0.001, stats.NO_CHANGE), step("2.46.0", "2.50.0", -0.002, stats.NO_CHANGE)),
+                 (step("2.44.0", "2.45.0", 0.02, stats.AT_THRESHOLD, 0.017, 0.023),
+                  step("2.44.0", "2.46.0", 0.021, stats.SLOWER), step("2.44.0", "2.50.0", 0.019, stats.TOO_NOISY))),
     ]
     machine = {"host": "ci", "cpu": "AMD EPYC 7B13", "cpus": 2, "python": "3.11.7"}
     sweep = Sweep(sides, rows, 0.02, {side: machine for side in sides}, sides, sides,

@@ -119,8 +119,63 @@ def test_every_word_follows_from_the_rows_interval_and_estimate_by_the_legends_r
         assert not ((word == judge.FASTER) & ~faster).any()
         assert not ((word == judge.NO_CHANGE) & ~inside).any()
         assert not ((word == judge.TOO_NOISY) & (slower | faster | inside)).any()
+        narrow = (high - low < THETA) & (((low <= THETA) & (THETA <= high)) | ((low <= -THETA) & (-THETA <= high)))
+        undecided = (word == judge.TOO_NOISY) | (word == judge.AT_THRESHOLD)
+        assert np.array_equal(word == judge.AT_THRESHOLD, undecided & narrow)
         assert (low <= estimate).all() and (estimate <= high).all()
         assert {judge.SLOWER, judge.NO_CHANGE} <= set(np.unique(word).tolist())
+
+
+# --- at the threshold (issue 33) ------------------------------------------------------------------
+
+def test_a_change_measured_well_at_the_minimum_effect_reads_at_the_threshold_not_too_noisy():
+    """The issue's simulation: a true +2.0% every round, spread 0.3%, minimum effect 2%, 400 tables of 8.
+    Before the word, a quarter of the rows read "too noisy to tell" with intervals a tenth of the minimum
+    effect wide; they are the rows now "at the threshold", and nothing else moved."""
+    x = math.log(1.02) + 0.003 * np.random.default_rng(33).standard_normal((400, 8, 64))
+    out = session(x, details=True)
+    share = {word: (out["word"] == code).mean() for word, code in judge.CODES.items()}
+    assert share[stats.SLOWER] == pytest.approx(0.71, abs=0.03)
+    assert share[stats.NO_CHANGE] == pytest.approx(0.03, abs=0.02)
+    assert share[stats.AT_THRESHOLD] == pytest.approx(0.25, abs=0.03)
+    assert share[stats.TOO_NOISY] == 0 and share[stats.FASTER] == 0
+    assert out["ran"].mean() == pytest.approx(35, abs=2)  # the same rounds: settling did not change
+    width = np.log1p(out["high"]) - np.log1p(out["low"])
+    assert (width[out["word"] == judge.AT_THRESHOLD] < 0.2 * THETA).all()
+    assert np.array_equal(session(x)["word"], out["word"])  # the words never depend on the details
+
+
+def test_the_word_only_renames_too_noisy_rows_so_flags_and_no_change_are_the_same():
+    rng = np.random.default_rng(34)
+    x = noise(rng, 100)
+    x[:, :20] += math.log(1.02)
+    x[:, 20:40] += math.log(1.03)
+    out = session(x, details=True)
+    before = out["word"].copy()
+    before[before == judge.AT_THRESHOLD] = judge.TOO_NOISY  # the words as they were
+    tables = judge.Tables(*x.shape[:2], LOOKS)
+    for index, rounds in enumerate(LOOKS):
+        tables.look(x[:, :, :rounds], index, index == len(LOOKS) - 1)
+    flags = stats.benjamini_hochberg(tables.sequential_p)[0] & ~tables.two_speeds
+    assert np.array_equal((before == judge.SLOWER) | (before == judge.FASTER), flags)
+    assert (out["word"] == judge.AT_THRESHOLD).any() and (out["word"] == judge.TOO_NOISY).any()
+
+
+def test_the_legend_says_when_a_row_is_at_the_threshold():
+    for paired in (True, False):
+        text = stats.legend(paired)
+        assert ("at the threshold: none of these, but the whole interval is narrower than the minimum effect "
+                "and holds +minimum effect or -minimum effect") in text
+        assert text.index("at the threshold:") < text.index("too noisy to tell: none of these")
+
+
+def test_two_independent_runs_and_the_selection_row_use_the_word_too():
+    rng = np.random.default_rng(4)
+    base, head = np.exp(0.002 * rng.standard_normal((2, 10))) * [[1.0], [1.019]]
+    (row,), _ = judge.judge_unpaired({"b": list(base)}, {"b": list(head)})
+    assert row.verdict.word == stats.AT_THRESHOLD and row.verdict.low < 0.02 < row.verdict.high
+    x = math.log(1.02) + 0.003 * np.random.default_rng(35).standard_normal((200, 8, 8))
+    assert (judge.selection(x)["word"] == judge.AT_THRESHOLD).mean() >= 0.2
 
 
 def test_detectable_shows_nothing_where_the_run_could_not_flag():

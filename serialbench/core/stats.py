@@ -23,6 +23,9 @@ Verdicts, with theta the minimum effect and c = theta / 2 (judge.py applies them
   correction across the table gives the row, lies wholly beyond +c (-c);
 - "no change": the interval at the TOST's level lies wholly inside +-theta;
 - "two speeds": a side's processes ran at one of two speeds far apart and the rounds mix them;
+- "at the threshold": none of these, but the interval is narrower than theta and holds +theta or
+  -theta: the change is measured, and it sits at the minimum effect (a name, not a decision: these
+  rows were "too noisy to tell" before, and nothing that is flagged or called "no change" moved);
 - "too noisy to tell" otherwise.
 So a change below theta is never flagged, and a flag is proof that the change is at least theta / 2:
 a uniform change of theta / 2 or less gives any flag in at most ALPHA of sessions.
@@ -46,7 +49,9 @@ SURE_FRACTION = 0.5  # a flag needs the interval wholly beyond this fraction of 
 POWER = 0.8  # "detectable": the change flagged this often
 SPOILED = math.log(2)  # a round more than 2x from the tested change is a spoiled process, not noise
 FASTER, SLOWER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS = "faster", "slower", "no change", "too noisy to tell", "two speeds"
-WORDS = (SLOWER, FASTER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS)
+AT_THRESHOLD = "at the threshold"
+WORDS = (SLOWER, FASTER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS, AT_THRESHOLD)  # a word's index is its code (judge.py)
+ORDER = (SLOWER, FASTER, NO_CHANGE, AT_THRESHOLD, TOO_NOISY, TWO_SPEEDS)  # as the legend and the counts list them
 MIN_EFFECT_HELP = ("a change smaller than this is never 'slower' or 'faster': a flag needs the estimate to reach "
                    "it and the whole interval to clear half of it, so that a change of half of it or less is "
                    "flagged in at most 5%% of tables; 'no change' means the interval lies within plus or minus it")
@@ -61,6 +66,22 @@ TWO_SPEED_SEPARATION = 5.0
 def threshold(min_effect: float) -> float:
     """The minimum effect in log space, where changes are estimated."""
     return math.log1p(min_effect)
+
+
+def at_threshold(low, high, min_effect: float):
+    """Whether an interval (log bounds) that no other word fits is "at the threshold": narrower than
+    the minimum effect and holding +theta or -theta. Works on arrays.
+
+    Such a row was measured well (its whole interval is narrower than the change that counts) and
+    sits where the rule cannot put it on either side of theta: its change is about the minimum
+    effect. Only the name differs from "too noisy to tell": no flag and no "no change" depend on
+    it, so the error rates stay what they were. In simulation a row that no other word fits and
+    whose interval is that narrow always holds +-theta (an interval inside +-theta would pass the
+    TOST first); the second condition keeps the word true should one not."""
+    theta = threshold(min_effect)
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    holds = ((low <= theta) & (theta <= high)) | ((low <= -theta) & (-theta <= high))
+    return (high - low < theta) & holds
 
 
 def set_aside(n: int) -> int:
@@ -83,7 +104,9 @@ def legend(paired: bool = True) -> str:
             "(column 'level'). slower/faster: estimate beyond +-minimum effect and the whole interval beyond "
             f"+-half of it, at the level of the correction across every row of the table ({correction}). "
             "no change: the whole interval within +-minimum effect (TOST). two speeds: a side's worker "
-            "processes ran at one of two speeds and the rounds mix them: no verdict from the mix. too noisy "
+            "processes ran at one of two speeds and the rounds mix them: no verdict from the mix. at the "
+            "threshold: none of these, but the whole interval is narrower than the minimum effect and holds "
+            "+minimum effect or -minimum effect: a change measured well that sits at the threshold. too noisy "
             "to tell: none of these. detectable: the change this run would flag 4 times in 5 alone in its "
             f"table; '-' where it could flag none. selection: {selection}, judged by the same rule on its own "
             f"at {ALPHA:.0%}.")

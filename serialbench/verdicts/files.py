@@ -23,7 +23,7 @@ class Change:
     base: Result
     new: Result
     ratio: float | None  # median NEW / median BASE
-    verdict: str  # stats.SLOWER, FASTER, NO_CHANGE, TOO_NOISY; "not timed" when a side has no values
+    verdict: str  # a word of stats.WORDS; "not timed" when a side has no values
     change: float | None = None  # the engine's estimate, NEW/BASE - 1
 
 

@@ -37,7 +37,7 @@ from scipy.stats import binom
 from serialbench.core import stats
 
 CODES = {word: code for code, word in enumerate(stats.WORDS)}
-SLOWER, FASTER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS = (CODES[word] for word in stats.WORDS)
+SLOWER, FASTER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS, AT_THRESHOLD = (CODES[word] for word in stats.WORDS)
 TWO_SPEED_ROUNDS = 16  # the guard looks from this many rounds on: fewer rounds fake clusters too often
 
 
@@ -139,7 +139,16 @@ class Tables:
             same = ~flag & stats.is_equivalent(look["p_eq"][here], estimate, share_eq, self.min_effect, self.alpha)
             word = np.where(flag, np.where(look["direction"][here] > 0, SLOWER, FASTER),
                             np.where(same, NO_CHANGE, TOO_NOISY))
-            out["word"][here] = np.where(self.two_speeds[here], TWO_SPEEDS, word)
+            word = np.where(self.two_speeds[here], TWO_SPEEDS, word)
+            undecided = word == TOO_NOISY  # at the threshold, when its interval says so (the same one shown)
+            if undecided.any():
+                if details:
+                    low, high = (bound[undecided] for bound in intervals[0])
+                else:
+                    _, [(low, high)] = stats.paired_summary(x[undecided], [a[undecided]])
+                low, high = stats.include_accepted(x[undecided], low, high, a[undecided], c)
+                word[undecided] = np.where(stats.at_threshold(low, high, self.min_effect), AT_THRESHOLD, TOO_NOISY)
+            out["word"][here] = word
             out["change"][here] = np.expm1(estimate)
             out["rounds"][here] = look["rounds"]
             p_eq = np.minimum(1.0, look["p_eq"][here] / np.maximum(share_eq, 1e-300))
@@ -192,6 +201,7 @@ def selection(x: np.ndarray, min_effect: float = stats.MIN_EFFECT, alpha: float 
     low, high = stats.paired_interval(y, a)
     low, high = np.where(flagged, (low, high), stats.include_accepted(y, low, high, a, stats.SURE_FRACTION * theta))
     word = np.where(flagged, np.where(direction > 0, SLOWER, FASTER), np.where(same, NO_CHANGE, TOO_NOISY))
+    word = np.where((word == TOO_NOISY) & stats.at_threshold(low, high, min_effect), AT_THRESHOLD, word)
     return dict(word=word, change=np.expm1(estimate), low=np.expm1(low), high=np.expm1(high), level=1 - a,
                 rounds=np.full(len(y), y.shape[1]), p_value=np.where(same, p_eq, p), detectable=np.full(len(y), np.nan))
 
@@ -337,7 +347,7 @@ def judge_unpaired(base: Mapping[str, Sequence[float]], head: Mapping[str, Seque
         a = 2 * alpha if same else alpha * max(int(count), 1) / len(names)
         low, high = e.interval(1 - a, flagged=flag or same)
         word = (stats.TWO_SPEEDS if speeds else (stats.SLOWER if e.direction > 0 else stats.FASTER) if flag
-                else stats.NO_CHANGE if same else stats.TOO_NOISY)
+                else stats.NO_CHANGE if same else undecided_word(low, high, min_effect))
         rows.append(Row(name, stats.Verdict(
             stats.fraction(e.estimate), stats.fraction(low), stats.fraction(high), 1 - a,
             None if speeds else stats.detectable(e, alpha / len(names)), word, e.rounds,
@@ -376,6 +386,11 @@ def unpaired_selection(estimates: Sequence[float], min_effect: float = stats.MIN
             if min(p_values(tested)) > a / 2:
                 low, high = min(low, tested), max(high, tested)
     word = ((stats.SLOWER if direction > 0 else stats.FASTER) if flagged
-            else stats.NO_CHANGE if same else stats.TOO_NOISY)
+            else stats.NO_CHANGE if same else undecided_word(low, high, min_effect))
     return stats.Verdict(stats.fraction(middle), stats.fraction(low), stats.fraction(high), 1 - a, None, word, m,
                          p_eq if same else p)
+
+
+def undecided_word(low: float, high: float, min_effect: float) -> str:
+    """The word of a row that is neither flagged, nor no change, nor two speeds (log bounds)."""
+    return stats.AT_THRESHOLD if bool(stats.at_threshold(low, high, min_effect)) else stats.TOO_NOISY

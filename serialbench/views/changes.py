@@ -60,10 +60,11 @@ def change_notes(changes: list[Change], selected: list[Result], base_selected: l
             notes.append(f"{verdict} in NEW ({len(flagged)}): " + ", ".join(
                 f"{c.name} {describe_change(c).split()[0]}" for c in flagged))
     counts = {word: sum(1 for c in changes if c.verdict == word)
-              for word in (stats.NO_CHANGE, stats.TOO_NOISY, stats.TWO_SPEEDS)}
+              for word in (stats.NO_CHANGE, stats.AT_THRESHOLD, stats.TOO_NOISY, stats.TWO_SPEEDS)}
     untimed = sum(1 for c in changes if c.verdict == "not timed")
     notes.append(f"of {len(changes)} benchmarks: {counts[stats.NO_CHANGE]} no change, "
-                 f"{counts[stats.TOO_NOISY]} too noisy to tell"
+                 + (f"{counts[stats.AT_THRESHOLD]} at the threshold, " if counts[stats.AT_THRESHOLD] else "")
+                 + f"{counts[stats.TOO_NOISY]} too noisy to tell"
                  + (f", {counts[stats.TWO_SPEEDS]} two speeds" if counts[stats.TWO_SPEEDS] else "")
                  + (f", {untimed} not timed" if untimed else ""))
     if selection is not None:

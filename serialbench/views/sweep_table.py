@@ -2,8 +2,8 @@
 
 The anchor's column gives the median time per op; every later column the change against the anchor.
 A mark after a change says what the step into that release (from the previous column) was: `*` a
-step (slower or faster), `?` too noisy to tell, `~` two speeds (a side's processes ran at one of two
-speeds, and no verdict is taken from the mix). The same cells print as text and as Markdown.
+step (slower or faster), `^` at the threshold (measured, about the minimum effect), `?` too noisy to
+tell, `~` two speeds (a side's processes ran at one of two speeds, and no verdict is taken from the mix). The same cells print as text and as Markdown.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from serialbench.core.tables import text_table
 from serialbench.verdicts.steps import Step, Sweep, SweepRow
 
 MARKS = {stats.SLOWER: " *", stats.FASTER: " *", stats.TOO_NOISY: " ?", stats.TWO_SPEEDS: " ~",
-         stats.NO_CHANGE: "  "}
+         stats.NO_CHANGE: "  ", stats.AT_THRESHOLD: " ^"}
 
 
 def machine_letters(sweep: Sweep) -> dict[str, str]:
@@ -62,10 +62,12 @@ def step_lines(rows: Sequence[SweepRow]) -> list[str]:
     lines = []
     for row in rows:
         changed = [step for step in row.steps if step.changed]
+        at = [step for step in row.steps if step.verdict == stats.AT_THRESHOLD]
         noisy = [step.after for step in row.steps if step.verdict == stats.TOO_NOISY]
         mixed = [step for step in row.steps if step.verdict == stats.TWO_SPEEDS]
-        if changed:
-            text = "; ".join(describe(step) for step in changed)
+        if changed or at:
+            text = "; ".join(describe(step) if step.changed else f"{step.after} {step.verdict}, {change_text(step)}"
+                             for step in row.steps if step.changed or step.verdict == stats.AT_THRESHOLD)
         else:
             text = "no step" if not noisy and not mixed else "no step found"
         if noisy:
@@ -93,13 +95,15 @@ def summary(rows: Sequence[SweepRow]) -> str:
     at: dict[str, list[str]] = {}
     for row in rows:
         for step in row.steps:
-            if step.changed:
+            if step.changed or step.verdict == stats.AT_THRESHOLD:
                 at.setdefault(step.after, []).append(step.verdict)
     if not at:
         return "no release changed any benchmark"
+    order = list(dict.fromkeys(side for row in rows for side in row.sides))
     parts = []
-    for release, words in at.items():
-        counts = {word: words.count(word) for word in (stats.SLOWER, stats.FASTER) if word in words}
+    for release, words in sorted(at.items(), key=lambda item: order.index(item[0])):
+        counts = {word: words.count(word) for word in (stats.SLOWER, stats.FASTER, stats.AT_THRESHOLD)
+                  if word in words}
         parts.append(f"{release} ({', '.join(f'{n} {word}' for word, n in counts.items())})")
     return "steps at " + ", ".join(parts)
 
@@ -130,7 +134,9 @@ def legend(sweep: Sweep) -> list[str]:
              "over a round's cycles of side/anchor - 1, Hodges-Lehmann over the rounds). * after a change: the "
              "step from the previous column to this one is slower or faster by compare's rule, corrected across "
              "every step and benchmark of the table (minimum effect "
-             f"{sweep.min_effect * 100:g}%); ?: too noisy to tell; ~: two speeds, no verdict from the mix; "
+             f"{sweep.min_effect * 100:g}%); ^: at the threshold, a step measured well (its interval narrower "
+             "than the minimum effect) whose change is about the minimum effect; ?: too noisy to tell; ~: two "
+             "speeds, no verdict from the mix; "
              "-: not run (refused); (first): the median of the "
              "first side that ran a benchmark the anchor refused, the changes of that row against it. Intervals "
              "are at the level each verdict used."]

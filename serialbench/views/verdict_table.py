@@ -55,10 +55,11 @@ def table_cells(rows: Sequence[Row], base: str, head: str,
 
 
 def summary_line(rows: Sequence[Row], min_effect: float) -> str:
-    counts = {word: sum(row.verdict.word == word for row in rows) for word in stats.WORDS}
+    counts = {word: sum(row.verdict.word == word for row in rows) for word in stats.ORDER}
     rounds = sorted({row.verdict.rounds for row in rows})
     span = f"{rounds[0]}-{rounds[-1]}" if len(rounds) > 1 else (str(rounds[0]) if rounds else "0")
-    return (", ".join(f"{count} {word}" for word, count in counts.items() if count or word != stats.TWO_SPEEDS)
+    rare = (stats.TWO_SPEEDS, stats.AT_THRESHOLD)  # counted only when some row has them
+    return (", ".join(f"{count} {word}" for word, count in counts.items() if count or word not in rare)
             + f"; {span} rounds, minimum effect {min_effect * 100:g}%")
 
 
