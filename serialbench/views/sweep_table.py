@@ -3,7 +3,8 @@
 The anchor's column gives the median time per op; every later column the change against the anchor.
 A mark after a change says what the step into that release (from the previous column) was: `*` a
 step (slower or faster), `^` at the threshold (measured, about the minimum effect), `?` too noisy to
-tell, `~` two speeds (a side's processes ran at one of two speeds, and no verdict is taken from the mix). The same cells print as text and as Markdown.
+tell, `~` two speeds (a side's processes ran at one of two speeds, and no verdict is taken from the
+mix). The same cells print as text and as Markdown.
 """
 
 from __future__ import annotations
