@@ -1,46 +1,68 @@
-"""bisect: on the toy library of tests/test_sweep.py (v1 and v2 equal, v3 doing more work, v4 equal
-to v3), found through pip's --find-links; the search itself on modelled sessions (no timing); the
-JSON as exact text."""
+"""bisect: on a toy library of eight versions with two steps (as tests/conftest.py makes its
+four), found through pip's --find-links; the search itself, its budget included, on modelled
+sessions (no timing); the answer and the JSON as exact text."""
 
 import json
+import math
+import textwrap
 from types import SimpleNamespace
 
 import pytest
 
 from serialbench.commands import bisect
 from serialbench.core import stats
+from serialbench.verdicts.bisection import Bracket, Result
 from serialbench.verdicts.steps import Step
+from serialbench.views.bisect_steps import answer_lines
 from serialbench.views.verdict_json import bisect_json
-from tests.test_compare import run_serialbench
+from tests.test_compare import LIBRARY_CASES, make_wheel, run_serialbench
 from tests.test_golden import check_golden
 
 
-def test_bisection_lands_on_v3_within_three_sessions(toy, tmp_path):
-    out = tmp_path / "bisect.json"
-    done = run_serialbench("bisect", "toylib", "1.0", "4.0", "-b", "lib/toylib/float32/10K", "--cases", toy["cases"],
-                           "--rounds", "8", "--min-effect", "10", "--json", out, env=toy["env"])
+@pytest.fixture(scope="module")
+def eight(tmp_path_factory):
+    """toylib 1.0 to 8.0: 3 more copies per op from 3.0, 8 from 6.0: two steps."""
+    root = tmp_path_factory.mktemp("eight")
+    (root / "cases").mkdir()
+    (root / "cases" / "lib.py").write_text(textwrap.dedent(LIBRARY_CASES))
+    (root / "wheels").mkdir()
+    for index in range(1, 9):
+        make_wheel(root / "wheels", f"{index}.0", 0 if index < 3 else 3 if index < 6 else 8)
+    env = {"XDG_CACHE_HOME": str(root / "cache"), "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(root / "wheels")}
+    return {"root": root, "cases": root / "cases", "env": env}
+
+
+def test_both_steps_of_eight_releases_are_found(eight):
+    out = eight["root"] / "bisect.json"
+    done = run_serialbench("bisect", "toylib", "1.0", "8.0", "-b", "lib/toylib/float32/10K", "--cases", eight["cases"],
+                           "--rounds", "8", "--min-effect", "10", "--json", out, env=eight["env"])
     assert done.returncode == 0, done.stdout + done.stderr
     data = json.loads(out.read_text())
-    assert (data["changed_at"], data["previous"], data["verdict"]) == ("3.0", "2.0", "slower"), done.stdout
-    assert len(data["sessions"]) <= 3
-    assert data["low"] > 0.5  # three more copies per op: far more than the minimum effect
+    assert [(s["from"], s["to"], s["verdict"]) for s in data["steps"]] == [("2.0", "3.0", "slower"),
+                                                                         ("5.0", "6.0", "slower")], done.stdout
+    assert data["complete"] and data["unsearched"] == [] and len(data["sessions"]) <= 5
+    assert sum(s["share"] for s in data["steps"]) == pytest.approx(1.0, abs=0.15)
+    assert (data["changed_at"], data["previous"], data["verdict"]) == ("3.0", "2.0", "slower")  # the first step
+    assert data["steps"][1]["low"] > 0.5  # five more copies per op: far more than the minimum effect
     assert done.stdout.splitlines()[0].startswith("session 1 (8 rounds")
-    assert "lib/toylib/float32/10K: changed at 3.0 (after 2.0): slower" in done.stdout
+    assert "lib/toylib/float32/10K: 2 steps from 1.0 to 8.0, whose whole change is slower" in done.stdout
 
 
 # --- the search, on modelled sessions -------------------------------------------------------------
 
-def modelled(costs, noisy=()):
+def modelled(costs, noisy=(), direction="changed", max_sessions=None, threshold=()):
     """A Bisection whose sessions judge from `costs` (version -> time): a step beyond 10% changed,
-    unless it touches a version in `noisy`, which is too noisy to tell."""
+    unless it touches a version in `noisy`, which is too noisy to tell; a step in `threshold` (pairs)
+    is at the threshold."""
     versions = list(costs)
-    args = SimpleNamespace(direction="changed")
+    args = SimpleNamespace(direction=direction, max_sessions=max_sessions)
     search = bisect.Bisection(args, None, versions, "x/y/float32/1K")
     search.side = lambda version: object()
 
     def judge(before, after):
         change = costs[after] / costs[before] - 1
         word = (stats.TOO_NOISY if {before, after} & set(noisy) else
+                stats.AT_THRESHOLD if (before, after) in threshold else
                 stats.SLOWER if change > 0.1 else stats.FASTER if change < -0.1 else stats.NO_CHANGE)
         return Step(before, after, change, change - 0.01, change + 0.01, word, 8, 0.05)
 
@@ -54,40 +76,114 @@ def modelled(costs, noisy=()):
     return search
 
 
+def found(result):
+    return [(step.before, step.after, step.verdict) for step in result.steps]
+
+
 TRITON = [f"2.{minor}.0" for minor in range(40, 52)]  # twelve releases
 
 
 def test_a_step_among_twelve_releases_is_found_in_about_four_sessions():
     search = modelled({v: (1.0 if v < "2.46.0" else 0.54) for v in TRITON})
-    answer, uncertain = search.run()
-    assert (answer.before, answer.after, answer.verdict, uncertain) == ("2.45.0", "2.46.0", "faster", None)
+    result = search.run()
+    assert found(result) == [("2.45.0", "2.46.0", "faster")] and result.complete
     assert len(search.sessions) <= 4
+    assert result.share(result.steps[0]) == pytest.approx(1.0)
 
 
 def test_no_change_from_good_to_bad_is_said_in_one_session():
     search = modelled({v: 1.0 for v in TRITON})
-    assert search.run() == (None, None)
+    result = search.run()
+    assert (result.steps, result.complete) == ([], True)
     assert len(search.sessions) == 1
 
 
-def test_two_steps_are_said_to_be_several():
-    search = modelled({"1": 1.0, "2": 1.5, "3": 2.2})
-    answer, uncertain = search.run()
-    assert answer.after == "2" and uncertain.startswith("several steps: 2 -> 3 also changed")
+def test_every_step_of_a_cost_that_crept_up_is_found_with_its_share_of_the_whole():
+    """The issue's orjson case in miniature: five steps over twenty releases, one of them faster, one
+    hidden in a half whose whole change is at the threshold."""
+    versions = [f"3.10.{i}" for i in range(20)]
+    factors = {"3.10.1": 1.20, "3.10.2": 1.15, "3.10.6": 1.40, "3.10.9": 0.80, "3.10.13": 1.25}
+    costs, level = {}, 1.0
+    for version in versions:
+        level *= factors.get(version, 1.0)
+        costs[version] = level
+    search = modelled(costs)
+    result = search.run()
+    assert [after for _, after, _ in found(result)] == list(factors)
+    assert found(result)[3] == ("3.10.8", "3.10.9", "faster") and result.complete
+    shares = [result.share(step) for step in result.steps]
+    assert sum(shares) == pytest.approx(1.0)
+    assert shares[2] == pytest.approx(math.log(1.4) / math.log(costs["3.10.19"]))
+    assert len(search.sessions) <= 12  # a sweep of the twenty would time 20 sides at once
 
 
-def test_a_step_too_noisy_to_tell_stops_the_search_without_guessing():
-    search = modelled({"1": 1.0, "2": 1.0, "3": 2.0, "4": 2.0, "5": 2.0}, noisy=("3",))
-    answer, uncertain = search.run()
-    assert answer is None and uncertain.startswith("too noisy to tell whether")
-    assert "the change is between" in uncertain
+def test_a_half_at_the_threshold_is_searched():
+    """+30% at 6 and -20% at 7: the half 4 -> 8 nets +4%, measured at the threshold, and holds both."""
+    costs = {"1": 1.0, "2": 1.0, "3": 1.0, "4": 1.0, "5": 1.0, "6": 1.3, "7": 1.04, "8": 1.04}
+    search = modelled(costs, threshold=[("4", "8")])
+    assert found(search.run()) == [("5", "6", "slower"), ("6", "7", "faster")]
+
+
+def test_a_budget_stops_the_search_and_names_what_it_left():
+    versions = [str(i) for i in range(1, 17)]
+    costs = {v: 1.0 * (1.3 if int(v) >= 4 else 1) * (1.5 if int(v) >= 12 else 1) for v in versions}
+    search = modelled(costs, max_sessions=2)
+    result = search.run()
+    assert len(search.sessions) == 2 and not result.complete
+    assert result.unsearched and all(why == "--max-sessions 2 ran out" for _, why in result.unsearched)
+    searched = {step.after for step in result.steps}
+    left = [(bracket.low, bracket.high) for bracket, _ in result.unsearched]
+    for step_at in ("4", "12"):  # each step is found, or inside a bracket named as unsearched
+        assert step_at in searched or any(int(low) < int(step_at) <= int(high) for low, high in left)
+    text = answer_lines("x/y/float32/1K", result, "1", "16", "changed", "2 sessions in 0.2 min")
+    assert any(line.startswith("unsearched: ") and line.endswith(": --max-sessions 2 ran out") for line in text)
+
+
+@pytest.mark.parametrize("word, sessions", [(stats.AT_THRESHOLD, 1), (stats.TOO_NOISY, 3)])
+def test_a_step_at_the_threshold_is_measured_and_not_taken_again_but_a_noisy_one_is(monkeypatch, word, sessions):
+    steps = (Step("1", "2", 0.02, 0.017, 0.023, word, 64),)
+    monkeypatch.setattr(bisect, "run_session", lambda *args: SimpleNamespace(interrupted=False, rounds=64, seconds=6))
+    monkeypatch.setattr(bisect, "sweep_rows", lambda *args: [SimpleNamespace(steps=steps, from_anchor=steps)])
+    args = SimpleNamespace(direction="changed", min_effect=None, rounds=None, max_rounds=64, max_time=20,
+                           min_time=0.002, max_sessions=None)
+    search = bisect.Bisection(args, None, ["1", "2"], "x/y/float32/1K")
+    search.side = lambda version: object()
+    assert search.session(["1", "2"])[0].verdict == word and len(search.sessions) == sessions
+
+
+def test_a_step_too_noisy_to_tell_is_said_without_guessing():
+    search = modelled({"1": 1.0, "2": 1.0, "3": 2.0, "4": 2.0, "5": 2.0, "6": 2.0}, noisy=("3",))
+    result = search.run()
+    assert result.steps == [] and not result.complete
+    assert result.notes[0].startswith("too noisy to tell whether")
+    assert "a change there is between" in result.notes[0]
 
 
 def test_a_direction_passes_over_a_step_the_other_way():
-    search = modelled({"1": 1.0, "2": 0.5, "3": 0.5, "4": 0.8, "5": 0.8})
-    search.args.direction = "slower"
-    answer, _ = search.run()
-    assert (answer.after, answer.verdict) == ("4", "slower")
+    search = modelled({"1": 1.0, "2": 0.5, "3": 0.5, "4": 0.8, "5": 0.8, "6": 0.8}, direction="slower")
+    assert found(search.run()) == [("3", "4", "slower")]
+
+
+def test_a_release_that_cannot_run_is_skipped():
+    search = modelled({str(i): (1.0 if i < 5 else 1.5) for i in range(1, 9)})
+    search.side = lambda version: None if version in ("4", "5") else object()
+    assert found(search.run()) == [("3", "6", "slower")]
+
+
+def test_the_answer_as_text_one_step_and_several():
+    one = Result([Step("2.0", "3.0", 0.5, 0.45, 0.55, stats.SLOWER, 8)],
+                 Step("1.0", "4.0", 0.49, 0.44, 0.54, stats.SLOWER, 8))
+    assert answer_lines("lib/toylib/float32/10K", one, "1.0", "4.0", "changed", "1 sessions in 0.2 min") == [
+        "lib/toylib/float32/10K: changed at 3.0 (after 2.0): slower, +50.0% [+45.0%, +55.0%], 102% of the whole "
+        "change; 1 sessions in 0.2 min"]
+    whole = Step("3.9.15", "3.11.0", 0.12, 0.11, 0.131, stats.SLOWER, 8)
+    steps = [Step("3.9.15", "3.10.0", 0.028, 0.024, 0.034, stats.SLOWER, 8),
+             Step("3.10.1", "3.10.2", 0.091, 0.08, 0.102, stats.SLOWER, 8),
+             Step("3.10.6", "3.10.7", 0.021, 0.018, 0.024, stats.AT_THRESHOLD, 64)]
+    several = Result(steps, whole, ["3.10.4 -> 3.10.5: ..."],
+                     [(Bracket("3.10.9", "3.10.18", whole), "--max-time 5 min ran out")])
+    check_golden("bisect.txt", "\n".join(answer_lines("tfserving-rest/orjson-numpy/int32x3/10K", several, "3.9.15",
+                                                     "3.11.0", "changed", "9 sessions in 2.1 min")) + "\n")
 
 
 def test_bisect_json_keys_as_exact_text():
@@ -96,12 +192,14 @@ def test_bisect_json_keys_as_exact_text():
              Step("2.40.0", "2.50.0", -0.459, -0.47, -0.449, stats.FASTER, 16, 0.02)]
     answer = Step("2.45.0", "2.46.0", -0.461, -0.472, -0.45, stats.FASTER, 16, 0.02)
     sessions = [{"sides": ["2.40.0", "2.45.0", "2.50.0"], "rounds": 16, "minutes": 1.2, "steps": steps},
-                {"sides": ["2.45.0", "2.46.0"], "rounds": 16, "minutes": 0.8, "steps": [answer]}]
-    check_golden("bisect.json", bisect_json("triton-binary/tritonclient/int32x3/1M", "2.40.0", "2.50.0", answer,
-                                            None, sessions))
+                {"sides": ["2.45.0", "2.46.0", "2.47.0", "2.50.0"], "rounds": 16, "minutes": 0.8, "steps": [answer]}]
+    left = Step("2.47.0", "2.50.0", 0.021, 0.018, 0.024, stats.AT_THRESHOLD, 16)
+    result = Result([answer], steps[-1], unsearched=[(Bracket("2.47.0", "2.50.0", left), "--max-sessions 2 ran out")])
+    check_golden("bisect.json", bisect_json("triton-binary/tritonclient/int32x3/1M", "2.40.0", "2.50.0", result,
+                                            sessions))
 
 
 @pytest.mark.parametrize("pattern", ["lib/*", "no/such/thing/1K"])
-def test_bisect_takes_exactly_one_benchmark(toy, pattern):  # noqa: F811
+def test_bisect_takes_exactly_one_benchmark(toy, pattern):
     done = run_serialbench("bisect", "toylib", "1.0", "4.0", "-b", pattern, "--cases", toy["cases"], env=toy["env"])
     assert done.returncode == 2 and "bisect takes one" in done.stderr.strip().splitlines()[-1]

@@ -93,15 +93,17 @@ def min_effect(args, default: float | None = None) -> float:
     return parse_percent(args.min_effect, stats.MIN_EFFECT if default is None else default, "--min-effect")
 
 
-def add_session_arguments(cli) -> None:
-    """How long an interleaved session (compare, calibrate, sweep, bisect) may run."""
+def add_session_arguments(cli, max_time_help: str | None = None) -> None:
+    """How long an interleaved session (compare, calibrate, sweep, bisect) may run; bisect's --max-time
+    bounds its whole search (max_time_help says so)."""
     from serialbench.measure.schedule import LOOKS, MAX_MINUTES, MIN_TIME
 
     cli.add_argument("--max-rounds", type=int, default=LOOKS[-1],
                      help=f"rounds for the benchmarks still undecided at the last look (default {LOOKS[-1]}); "
                           f"undecided benchmarks are looked at after {', '.join(map(str, LOOKS))} rounds")
     cli.add_argument("--max-time", type=float, default=MAX_MINUTES, metavar="MIN",
-                     help=f"stop after this many minutes, judging what is left on its rounds (default {MAX_MINUTES:g})")
+                     help=(max_time_help or "stop after this many minutes, judging what is left on its rounds")
+                     + f" (default {MAX_MINUTES:g})")
     cli.add_argument("--rounds", type=int, help="exactly this many rounds for every benchmark (no adaptive stopping)")
     cli.add_argument("--min-time", type=float, default=MIN_TIME, help=f"seconds per value (default {MIN_TIME})")
     add_min_effect(cli)

@@ -58,6 +58,13 @@ def format_change(fraction: float) -> str:
     return f"{fraction * 100:+.1f}%"
 
 
+def format_interval(change: float, low: float, high: float) -> str:
+    """A change with its interval, '-51.0% [-52.1%, -49.8%]'; the change alone when the rounds could give
+    no interval (low at or below -1)."""
+    interval = f" [{format_change(low)}, {format_change(high)}]" if low > -1 else ""
+    return format_change(change) + interval
+
+
 def format_percent(fraction: float) -> str:
     """A share or a spread, unsigned: 2.5%, 13%."""
     percent = fraction * 100

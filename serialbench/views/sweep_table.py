@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from serialbench.core import stats
-from serialbench.core.formatting import format_change, format_time
+from serialbench.core.formatting import format_change, format_interval, format_time
 from serialbench.core.tables import markdown_table as render_markdown
 from serialbench.core.tables import text_table
 from serialbench.verdicts.steps import Step, Sweep, SweepRow
@@ -87,8 +87,7 @@ def describe(step: Step) -> str:
 
 def change_text(step: Step) -> str:
     """'-51.0% [-52.1%, -49.8%]' (no interval when the rounds cannot give one)."""
-    interval = f" [{format_change(step.low)}, {format_change(step.high)}]" if step.low > -1 else ""
-    return format_change(step.change) + interval
+    return format_interval(step.change, step.low, step.high)
 
 
 def summary(rows: Sequence[SweepRow]) -> str:

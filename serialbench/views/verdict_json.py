@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from serialbench.core.errors import UsageError
+from serialbench.verdicts.bisection import Result
 from serialbench.verdicts.paired import Row
 from serialbench.verdicts.steps import Step, Sweep, SweepRow
 
@@ -98,17 +99,26 @@ def _read_step(data: dict) -> Step:
     return Step(data["from"], data["to"], change, low, high, data["verdict"], data.get("rounds", 0))
 
 
-def bisect_json(benchmark: str, good: str, bad: str, answer: Step | None, uncertain: str | None,
-                sessions: Sequence[dict]) -> str:
+def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: Sequence[dict]) -> str:
+    """The steps found (each with its share of the whole change), the whole change, what was left
+    unsearched and why, and every session. changed_at ... verdict: the first step, as before bisect
+    found several; uncertain: the notes, joined."""
+    first = result.steps[0] if result.steps else None
     return _dump({
         "benchmark": benchmark, "good": good, "bad": bad,
-        "changed_at": answer.after if answer and answer.changed else None,
-        "previous": answer.before if answer and answer.changed else None,
-        "change": _number(answer.change) if answer else None,
-        "low": _number(answer.low) if answer and answer.low > -1 else None,
-        "high": _number(answer.high) if answer and answer.low > -1 else None,
-        "verdict": answer.verdict if answer else None,
-        "uncertain": uncertain,
+        "changed_at": first.after if first else None,
+        "previous": first.before if first else None,
+        "change": _number(first.change) if first else None,
+        "low": _number(first.low) if first and first.low > -1 else None,
+        "high": _number(first.high) if first and first.low > -1 else None,
+        "verdict": first.verdict if first else None,
+        "uncertain": "; ".join(result.notes) or None,
+        "steps": [{**_step(step), "share": _number(result.share(step), 3)} for step in result.steps],
+        "whole": _step(result.whole) if result.whole else None,
+        "unsearched": [{"from": bracket.low, "to": bracket.high, "why": why,
+                        **({"step": _step(bracket.step)} if bracket.step else {})}
+                       for bracket, why in result.unsearched],
+        "complete": result.complete,
         "sessions": [{"sides": session["sides"], "rounds": session["rounds"], "minutes": session["minutes"],
                       "steps": [_step(step) for step in session["steps"]]} for session in sessions],
     })

@@ -1,0 +1,182 @@
+"""bisect's search: every step of a range of releases, from the verdicts of paired sessions.
+
+A bracket is two releases whose step changed (or sits at the threshold) with releases between.
+The search times a bracket's two ends and the release halfway (one session of three sides, as
+`git bisect` halves a range), and each half that changed becomes a bracket of its own: so a cost
+that crept up over several releases is followed into every half that moved, not only the first.
+A bracket of at most SWEEP_AT releases is timed whole instead, every release in one session (a
+sweep of the bracket): halving it would take two sessions of three sides where one of four
+decides every step, and a session of up to three steps can still flag a lone step after 8 rounds
+(the smallest p of 8 rounds, 1/128, is under 5% x 1/2 / 3; not under 5% x 1/2 / 4).
+
+The brackets with the largest change go first, so that a budget (sessions, minutes) spends itself
+on the biggest steps, and what is left when it runs out is named. A step is found when it is
+between two releases with none between them and its verdict is slower/faster (or at the threshold,
+which is measured: about the minimum effect); its share is its part of the whole change from GOOD
+to BAD (log changes add up). A half that is "no change" is not searched: steps that cancel inside
+it are not found (a sweep of its releases finds them).
+
+Pure logic: the caller passes `session(versions) -> steps` (the adjacent steps, then first to last
+when there are more than two) and `runs(version) -> bool`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from serialbench.core import stats
+from serialbench.core.formatting import format_interval
+from serialbench.verdicts.steps import Step
+
+SWEEP_AT = 4  # a bracket of at most this many releases, its ends included, is timed whole
+WANTED = {"slower": {stats.SLOWER}, "faster": {stats.FASTER}, "changed": {stats.SLOWER, stats.FASTER}}
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """Releases `low` to `high` (of the search's versions), with the verdict of their step."""
+
+    low: str
+    high: str
+    step: Step | None = None  # None: not timed yet (the whole range before the first session)
+
+    @property
+    def size(self) -> float:
+        """Its change in log terms: the larger the sooner it is searched."""
+        if self.step is None or not math.isfinite(self.step.change) or self.step.change <= -1:
+            return math.inf
+        return abs(math.log1p(self.step.change))
+
+
+@dataclass
+class Result:
+    """What the search found: the steps in release order, the whole change, what it could not say."""
+
+    steps: list[Step] = field(default_factory=list)
+    whole: Step | None = None  # GOOD -> BAD, from the first session
+    notes: list[str] = field(default_factory=list)  # why part of the answer is uncertain
+    unsearched: list[tuple[Bracket, str]] = field(default_factory=list)  # (bracket, why)
+    interrupted: bool = False
+
+    def share(self, step: Step) -> float | None:
+        """The step's part of the whole change (log changes add up); None when the whole is no change
+        (the steps then cancel) or has no estimate."""
+        whole = self.whole
+        if whole is None or whole.verdict not in (stats.SLOWER, stats.FASTER, stats.AT_THRESHOLD):
+            return None
+        if not (-1 < whole.change and -1 < step.change) or whole.change == 0:
+            return None
+        return math.log1p(step.change) / math.log1p(whole.change)
+
+    @property
+    def complete(self) -> bool:
+        return not (self.notes or self.unsearched or self.interrupted)
+
+
+class Search:
+    """The search over `versions` (oldest first, GOOD and BAD at the ends, both runnable)."""
+
+    def __init__(self, versions: Sequence[str], session: Callable[[list[str]], list[Step] | None],
+                 runs: Callable[[str], bool], direction: str = "changed",
+                 out_of_budget: Callable[[], str | None] = lambda: None):
+        self.candidates = list(versions)  # a release that cannot run the benchmark leaves
+        self.session, self.runs, self.out_of_budget = session, runs, out_of_budget
+        self.direction = direction
+        self.wanted = WANTED[direction]
+
+    def worth_searching(self, step: Step) -> bool:
+        """Whether a step is one the search looks for: slower/faster as asked, or at the threshold in
+        the direction asked (measured, about the minimum effect: a bracket of it may hold a larger one)."""
+        if step.verdict in self.wanted:
+            return True
+        if step.verdict != stats.AT_THRESHOLD:
+            return False
+        return {"slower": step.change > 0, "faster": step.change < 0}.get(self.direction, True)
+
+    def members(self, bracket: Bracket) -> list[str]:
+        index = self.candidates.index
+        return self.candidates[index(bracket.low):index(bracket.high) + 1]
+
+    def chosen(self, bracket: Bracket) -> list[str]:
+        """The releases a session of this bracket times: all of them when few, else the ends and the
+        runnable release halfway."""
+        members = self.members(bracket)
+        if len(members) <= SWEEP_AT:
+            for version in members[1:-1]:
+                if not self.runs(version):
+                    self.candidates.remove(version)
+            return self.members(bracket)
+        while True:
+            middle = members[(len(members) - 1) // 2]
+            if self.runs(middle):
+                return [members[0], middle, members[-1]]
+            self.candidates.remove(middle)
+            members = self.members(bracket)
+            if len(members) <= SWEEP_AT:
+                return self.chosen(bracket)
+
+    def run(self) -> Result:
+        result = Result()
+        queue = [Bracket(self.candidates[0], self.candidates[-1])]
+        while queue:
+            queue.sort(key=lambda bracket: -bracket.size)
+            why = self.out_of_budget()
+            if why:
+                result.unsearched += [(bracket, why) for bracket in queue]
+                break
+            bracket = queue.pop(0)
+            chosen = self.chosen(bracket)
+            steps = self.session(chosen)
+            if steps is None:  # interrupted
+                result.interrupted = True
+                result.unsearched += [(b, "interrupted") for b in [bracket, *queue]]
+                break
+            halves = steps[:len(chosen) - 1]
+            whole = steps[-1] if len(chosen) > 2 else halves[0]
+            if result.whole is None:
+                result.whole = whole
+            queue += self.judge(bracket, chosen, halves, whole, result)
+        result.steps.sort(key=lambda step: self.candidates.index(step.after))
+        return result
+
+    def judge(self, bracket: Bracket, chosen: list[str], halves: list[Step], whole: Step,
+              result: Result) -> list[Bracket]:
+        """The brackets a session leaves to search; the steps it found and its notes go to result."""
+        first = result.whole is whole
+        later = []
+        for step in halves:
+            if step.verdict == stats.TOO_NOISY:
+                why = self.out_of_budget()
+                if why:  # the budget ran out during the session: its last look was cut short
+                    result.unsearched.append((Bracket(step.before, step.after, step), why))
+                else:
+                    result.notes.append(
+                        f"too noisy to tell whether {step.before} -> {step.after} changed after {step.rounds} rounds"
+                        + (f" (detectable: {step.detectable * 100:.1f}%)" if math.isfinite(step.detectable) else "")
+                        + f": the step may be smaller than this machine's noise allows; a change there is between "
+                          f"{step.before} and {step.after}")
+            elif self.worth_searching(step):
+                if len(self.members(Bracket(step.before, step.after))) == 2:
+                    result.steps.append(step)
+                else:
+                    later.append(Bracket(step.before, step.after, step))
+        decided = all(step.verdict != stats.TOO_NOISY for step in halves)
+        if decided and not any(self.worth_searching(step) for step in halves):
+            if whole.verdict in self.wanted and len(chosen) > 2:
+                result.notes.append(f"{whole.before} -> {whole.after} changed ({change_text(whole)}) but no step "
+                                    "between its releases did: the change is spread over several releases, each "
+                                    "step under the minimum effect")
+            elif not first and bracket.step is not None and bracket.step.verdict in self.wanted:
+                result.notes.append(f"no step of {' nor '.join(f'{s.before} -> {s.after}' for s in halves)} changed, "
+                                    f"though an earlier session put a change between {bracket.low} and "
+                                    f"{bracket.high}: the steps are near the minimum effect")
+            elif first and whole.verdict == stats.TOO_NOISY:
+                result.notes.append(f"no step changed, and {whole.before} -> {whole.after} is too noisy to tell "
+                                    f"({change_text(whole)})")
+        return later
+
+
+def change_text(step: Step) -> str:
+    return format_interval(step.change, step.low, step.high)
