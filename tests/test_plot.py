@@ -64,3 +64,50 @@ def test_the_y_axis_ends_on_ticks_around_every_point():
     assert _tick_above(600e-6, (1.0, 2.0, 5.0)) == pytest.approx(1e-3)
     assert _tick_below(3e-7, (1.0,)) == pytest.approx(1e-7)
     assert _tick_below(20e-6, (1.0, 2.0, 5.0)) == pytest.approx(20e-6)  # a point on a tick keeps it
+
+
+# --- sweep --plot: the labels of steps that follow each other (issue 33) -----------------------------
+
+def orjson_sweep():
+    """The issue's sweep by hand: int32x3 at 10K stepped at 3.10.0, 3.10.1, 3.10.2 (adjacent), 3.10.5,
+    3.10.7 and 3.10.8."""
+    from serialbench.core import stats
+    from serialbench.verdicts.steps import Step, Sweep, SweepRow
+
+    sides = ["3.9.15"] + [f"3.10.{i}" for i in range(10)]
+    moves = {"3.10.0": 0.030, "3.10.1": 0.028, "3.10.2": 0.091, "3.10.5": -0.021, "3.10.7": 0.037, "3.10.8": 0.029}
+    steps, anchored, level, medians = [], [], 1.0, [41e-6]
+    for before, after in zip(sides, sides[1:]):
+        change = moves.get(after, 0.001)
+        word = stats.SLOWER if change > 0.02 else stats.FASTER if change < -0.02 else stats.NO_CHANGE
+        steps.append(Step(before, after, change, change - 0.004, change + 0.004, word, 16))
+        level *= 1 + change
+        medians.append(41e-6 * level)
+        anchored.append(Step(sides[0], after, level - 1, level - 1.005, level - 0.995, word, 16))
+    row = SweepRow("tfserving-rest/orjson-numpy/int32x3/10K", tuple(sides), tuple(medians), tuple(steps),
+                   tuple(anchored))
+    return Sweep(sides, [row], 0.02)
+
+
+def test_label_lines_put_a_label_on_the_first_line_where_it_overlaps_none():
+    from serialbench.views.sweep_plot import label_lines
+
+    assert label_lines([(0, 10), (8, 18), (16, 26), (40, 50), (48, 58)]) == [0, 1, 0, 0, 1]
+    assert label_lines([(0, 10), (11, 21)], gap=3) == [0, 1]
+
+
+def test_the_step_labels_of_adjacent_releases_do_not_overlap_and_sit_above_every_point(tmp_path):
+    from serialbench.views.sweep_plot import draw_sweep, plot_sweep
+
+    figure = draw_sweep(orjson_sweep())
+    renderer = figure.canvas.get_renderer()
+    ax = figure.axes[0]
+    boxes = [text.get_window_extent(renderer) for text in ax.texts]
+    assert [text.get_text() for text in ax.texts] == ["+3.0%", "+2.8%", "+9.1%", "-2.1%", "+3.7%", "+2.9%"]
+    for index, box in enumerate(boxes):
+        assert not any(box.overlaps(other) for other in boxes[index + 1:]), [t.get_text() for t in ax.texts]
+    data_line, caps, _ = ax.containers[0].lines  # the points and the ends of their bars
+    highest = max(ax.transData.transform((x, y))[1] for line in (data_line, *caps) for x, y in line.get_xydata())
+    assert highest < min(box.y0 for box in boxes)
+    plot_sweep(orjson_sweep(), str(tmp_path / "sweep.png"))
+    assert (tmp_path / "sweep.png").stat().st_size > 10_000
