@@ -6,18 +6,21 @@ import json
 import math
 import os
 import sys
+import textwrap
+import zipfile
 from dataclasses import replace
 
+import pyperf
 import pytest
 
 from serialbench.core import stats
 from serialbench.core.errors import UsageError
-from serialbench.measure import releases
+from serialbench.measure import overlays, releases
 from serialbench.verdicts.steps import Step, Sweep, SweepRow, merge
 from serialbench.views.sweep_table import format_sweep
 from serialbench.views.verdict_json import sweep_from_json, sweep_json
 from tests.conftest import written_results
-from tests.test_compare import broken_wheel, run_serialbench
+from tests.test_compare import LIBRARY, broken_wheel, make_wheel, run_serialbench
 
 # The toy library's wheels (`toy`) and its sweep (`swept`) are fixtures in tests/conftest.py: the site's
 # tests (tests/test_html.py) draw the same sweep.
@@ -190,3 +193,91 @@ def test_selection_rows_of_two_sessions_say_which_benchmarks_each_is_over_and_su
     parts[0].selections = [step("2.40.0", "2.44.0", 0.0, stats.NO_CHANGE)]
     parts[1].selections = [step("2.45.0", "2.46.0", -0.2, stats.FASTER)]
     assert [(s.before, s.after) for s in merge(parts).selections] == [("2.40.0", "2.44.0"), ("2.45.0", "2.46.0")]
+
+
+# --- sides of several packages (issue 33): a library with the generated code of its time ----------
+
+TOYGEN = {  # toygen plays a library's generated code: 2.0 needs a toylib that has runtime_version
+    "1.0": "import toylib\n\n\ndef encode(array):\n    return toylib.encode(array)\n",
+    "2.0": "from toylib import runtime_version  # noqa: F401\nimport toylib\n\n\ndef encode(array):\n"
+           "    return toylib.encode(array)\n",
+}
+GEN_CASES = '''
+from serialbench.case import Case
+
+
+def generated(payload):
+    import toygen
+
+    array = payload.tensors[0].value
+    return lambda: toygen.encode(array)
+
+
+CASES = [Case("gen", "toygen", ("float32",), generated, requires=("toygen",), libraries=("toygen", "toylib"))]
+'''
+
+
+def package_wheel(directory, name, version, source):
+    path = directory / f"{name}-{version}-py3-none-any.whl"
+    info = f"{name}-{version}.dist-info"
+    files = {f"{name}/__init__.py": source,
+             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    files[f"{info}/RECORD"] = "".join(f"{file},,\n" for file in [*files, f"{info}/RECORD"])
+    with zipfile.ZipFile(path, "w") as wheel:
+        for file, text in files.items():
+            wheel.writestr(file, text)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    root = tmp_path_factory.mktemp("generated")
+    (root / "cases").mkdir()
+    (root / "cases" / "gen.py").write_text(textwrap.dedent(GEN_CASES))
+    wheels = root / "wheels"
+    wheels.mkdir()
+    for version, source in TOYGEN.items():
+        package_wheel(wheels, "toygen", version, source)
+    make_wheel(wheels, "1.0", 0)
+    # toylib 5.0: three more copies per op, and the runtime_version that toygen 2.0 imports
+    package_wheel(wheels, "toylib", "5.0", textwrap.dedent(LIBRARY.format(extra=3)) + "runtime_version = 5\n")
+    env = {"XDG_CACHE_HOME": str(root / "cache"), "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+    return {"cases": root / "cases", "env": env, "root": root}
+
+
+def test_a_side_of_several_packages_runs_with_the_code_it_brings_and_a_mismatched_set_is_refused_first(generated):
+    requirements = generated["root"] / "new.txt"
+    requirements.write_text("# the new pair\ntoylib==5.0\ntoygen==2.0  # needs toylib's runtime_version\n")
+    done = run_serialbench("sweep", "toylib==1.0 toygen==1.0", "toylib==1.0 toygen==2.0", requirements,
+                           "--cases", generated["cases"], "--rounds", "2", "--tier", "1K", "-b", "gen/*",
+                           env=generated["env"])
+    written = written_results(done.stderr)
+    ran = [pyperf.BenchmarkSuite.load(path).get_benchmarks()[0].get_runs()[0].get_metadata()["serialbench_side"]
+           for path in written]
+    for path in written:
+        os.remove(path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [sorted(side.split(", ")) for side in ran] == [["toygen 1.0", "toylib 1.0"], ["toygen 2.0", "toylib 5.0"]]
+    refusal = ("toygen 2.0 cannot run 1 of 1 selected benchmarks (gen/toygen/*): ImportError: cannot import name "
+               "'runtime_version' from 'toylib'")
+    assert refusal in done.stderr.splitlines()
+    assert done.stderr.index(refusal) < done.stderr.index("round 1")  # refused before any timing
+    assert "toygen 2.0: left out: it runs none of the selected benchmarks (causes above)" in done.stderr
+    # named by what differs from the side before it in the table: both packages, once 'toygen 2.0' is left out
+    assert "1 benchmarks on 2 sides (toylib 1.0, toygen 1.0; toylib 5.0, toygen 2.0)" in done.stderr
+    assert done.stdout.splitlines()[0].split("  ")[-1].strip() == "toylib 5.0, toygen 2.0"
+
+
+def test_the_overlay_of_a_set_is_keyed_on_the_whole_set_however_it_is_given(generated, monkeypatch, tmp_path):
+    for name, value in generated["env"].items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first, installed, fresh = overlays.overlay(["toylib==1.0 toygen==1.0"], sys.executable, lambda message: None)
+    assert fresh and sorted(installed) == ["toygen 1.0", "toylib 1.0"]
+    listed = tmp_path / "pair.txt"
+    listed.write_text("toygen==1.0\ntoylib==1.0\n")
+    for same in (["toygen==1.0", "toylib==1.0"], [str(listed)]):
+        assert overlays.overlay(same, sys.executable, lambda message: None)[:1] + (False,) == (first, False)
+    assert overlays.overlay(["toylib==1.0 toygen==2.0"], sys.executable, lambda message: None)[0] != first
+    with pytest.raises(UsageError, match="is a range inside a side of several packages"):
+        releases.expand("toylib>=1 toygen==1.0", sys.executable)

@@ -13,6 +13,7 @@ release before the part; `--merge` joins the parts' --json files into one table.
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 import sys
 import time
@@ -109,12 +110,15 @@ def run(argv: list[str]) -> int:
         usable = [item for item in checked if item.runnable]
         if len(usable) < 2:
             raise UsageError(f"fewer than two sides can run the selection ({len(usable)}); nothing to sweep")
+        if not shard and len(usable) < len(specs) and any(len(overlays.requirement_set(s)) > 1 for s in specs):
+            usable = relabelled(usable, specs)
+            own = [item.side.label for item in usable]
         groups = side_groups(usable)
         table_size = sum((len(group_sides) - 1) * len(names) for group_sides, names in groups)
         parts, interrupted = [], False
         for index, (group_sides, names) in enumerate(groups):
             judges = StepJudges([side.label for side in group_sides], names, budget.looks, min_effect, table_size)
-            say(f"{len(names)} benchmarks on {len(group_sides)} sides ({', '.join(s.label for s in group_sides)}), "
+            say(f"{len(names)} benchmarks on {len(group_sides)} sides ({listed(s.label for s in group_sides)}), "
                 f"looks after {', '.join(map(str, budget.looks))} rounds")
             session = run_session(group_sides, names, share_of(budget, groups, index, time.monotonic() - started),
                                   judges.look, say)
@@ -147,6 +151,22 @@ def read(path: str) -> str:
         return Path(path).read_text()
     except OSError as exc:
         raise UsageError(f"--merge {path}: {exc.strerror}; give the --json files of a sweep's parts") from None
+
+
+def relabelled(usable, specs: list[str]) -> list:
+    """The sides left after some were left out, named again: a side of several packages is named by
+    what differs from the side before it, and the one before it in the table may now be another."""
+    kept = [spec for spec in specs if any(item.side.specs[:1] == (spec,) for item in usable)]
+    if len(kept) != len(usable):
+        return usable
+    return [dataclasses.replace(item, side=dataclasses.replace(item.side, label=label))
+            for item, label in zip(usable, releases.labels(kept))]
+
+
+def listed(labels) -> str:
+    """Labels in a line, '; ' between them when a label has commas of its own (a side of several packages)."""
+    labels = list(labels)
+    return ("; " if any(", " in label for label in labels) else ", ").join(labels)
 
 
 def side_groups(usable) -> list[tuple[list[Side], list[str]]]:

@@ -1,5 +1,7 @@
 """Library overlays: the specs of one side (`tritonclient==2.45.0`, a local checkout, a wheel or an
-sdist file) installed into a directory that goes first on that side's workers' sys.path.
+sdist file) installed into a directory that goes first on that side's workers' sys.path. A spec may
+be a set of them for one side, `'protobuf==4.21.12 tritonclient[grpc]==2.30.0'` or a requirements
+file (requirement_set): a protobuf release together with the generated code of its time.
 
 Only the specs themselves are installed (pip's --no-deps): the running environment supplies
 everything else, so that the two sides differ in nothing but what was asked. Overlays are cached
@@ -26,7 +28,8 @@ from serialbench.core.errors import UsageError
 
 MANIFEST = "serialbench-overlay.json"
 IGNORED_DIRS = {".git", "__pycache__", ".venv", "build", "dist", ".tox", ".mypy_cache", ".pytest_cache"}
-SPEC_HELP = "name==version, a wheel, an sdist (.tar.gz) or a local checkout"
+SPEC_HELP = ("name==version, a wheel, an sdist (.tar.gz), a local checkout, or several of them for one side: "
+             "'protobuf==4.21.12 tritonclient[grpc]==2.30.0' or a requirements file (.txt)")
 
 
 def cache_root() -> Path:
@@ -48,6 +51,38 @@ def local_path(spec: str) -> Path | None:
     """The file or directory a spec names, when it names one (a checkout or a wheel)."""
     path = Path(spec).expanduser()
     return path.resolve() if (path.is_dir() or path.is_file()) and (os.sep in spec or path.exists()) else None
+
+
+def requirement_set(spec: str) -> list[str]:
+    """The specs one SPEC stands for: itself; the words of a set ('protobuf==4.21.12 tritonclient==2.30.0');
+    or the lines of a requirements file (a .txt file: one spec a line, '#' comments, no pip options)."""
+    path = local_path(spec)
+    if path is not None and path.is_file() and path.suffix == ".txt":
+        specs = []
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            line = line.split(" #", 1)[0].strip()
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("-"):
+                raise UsageError(f"{spec}, line {number}: {line!r}: pip options are not read here; give one "
+                                 f"spec a line ({SPEC_HELP.split(', or several')[0]})")
+            specs.append(line)
+        if not specs:
+            raise UsageError(f"{spec} names no requirement; give one spec a line")
+        return specs
+    if path is not None or _one_requirement(spec):
+        return [spec]  # 'protobuf >= 4.21' is one requirement, spaces and all
+    return spec.split() or [spec]
+
+
+def _one_requirement(spec: str) -> bool:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        Requirement(spec)
+    except InvalidRequirement:
+        return False
+    return True
 
 
 def fingerprint(path: Path) -> str:
@@ -90,8 +125,10 @@ def installed_distributions(directory: Path) -> list[str]:
 def overlay(specs: Sequence[str], python: str, say: Callable[[str], None]) -> tuple[Path, list[str], bool]:
     """The overlay directory of these specs for this interpreter, installing it unless cached.
 
-    Returns (directory, its distributions, whether it was installed now).
+    Returns (directory, its distributions, whether it was installed now). A spec that is a set
+    (requirement_set) counts as its members: the cache keys on the whole set, however it was given.
     """
+    specs = list(dict.fromkeys(member for spec in specs for member in requirement_set(spec)))
     identity = interpreter_identity(python)
     key = overlay_key(specs, identity)
     directory = cache_root() / key

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import last_line
-from serialbench.measure.overlays import local_path
+from serialbench.measure.overlays import local_path, requirement_set
+from serialbench.measure.overlays import normalized as overlays_normalized
 
 
 def use_index(index_url: str | None, find_links: Sequence[str]) -> None:
@@ -69,7 +70,15 @@ def index_versions(name: str, python: str) -> list[str]:
 
 
 def expand(spec: str, python: str) -> list[str]:
-    """A range to one pinned spec per release in it ('tritonclient==2.44.0', ...); any other spec as it is."""
+    """A range to one pinned spec per release in it ('tritonclient==2.44.0', ...); any other spec as it is.
+    A set of specs for one side (requirement_set) is one side: its members are pinned, not ranges."""
+    members = requirement_set(spec)
+    if len(members) > 1 or members[0] != spec:
+        ranges = [member for member in members if is_range(member)]
+        if ranges:
+            raise UsageError(f"{spec!r}: {ranges[0]!r} is a range inside a side of several packages; pin each "
+                             "package of such a side (name==version), one SPEC per side")
+        return [spec]
     found = requirement(spec) if is_range(spec) else None
     if found is None:
         return [spec]
@@ -134,18 +143,44 @@ def shard(items: Sequence[str], index: int, count: int) -> tuple[list[str], list
 
 def labels(specs: Sequence[str]) -> list[str]:
     """A short, unique column label per side: the version when every side pins one package
-    ('2.46.0'), else 'name version', or a local path's name ('msgpack-1.1.2')."""
+    ('2.46.0'), else 'name version', or a local path's name ('msgpack-1.1.2'). A side of several
+    packages is named by what differs from the side before it ('protobuf 4.21.12, tritonclient
+    2.30.0'; the first side by all of its packages)."""
+    sets = [requirement_set(spec) for spec in specs]
+    if any(len(members) > 1 for members in sets):
+        return _unique([_set_label(members, before) for members, before in zip(sets, [[], *sets])])
+    specs = [members[0] for members in sets]
     pinned = [_pin(spec) for spec in specs]
     one_package = all(pinned) and len({name for name, _ in pinned}) == 1
-    found = []
-    for spec, pin in zip(specs, pinned):
-        path = local_path(spec)
-        if pin:
-            label = pin[1] if one_package else f"{pin[0]} {pin[1]}"
-        elif path:
-            label = _archive_stem(path.name) if path.is_file() else path.name
-        else:
-            label = spec
+    return _unique([pin[1] if pin and one_package else _member_label(spec) for spec, pin in zip(specs, pinned)])
+
+
+def _member_label(spec: str) -> str:
+    """'protobuf 4.21.12', a local path's name, or the spec as given."""
+    pin, path = _pin(spec), local_path(spec)
+    if pin:
+        return f"{pin[0]} {pin[1]}"
+    if path:
+        return _archive_stem(path.name) if path.is_file() else path.name
+    return spec
+
+
+def _set_label(members: Sequence[str], before: Sequence[str]) -> str:
+    """The members of a side that differ from the side before it (all of them for the first)."""
+    def key(spec):
+        found = requirement(spec)
+        return overlays_normalized(found.name) if found else spec
+
+    earlier = {key(spec): spec for spec in before}
+    changed = [spec for spec in members if earlier.get(key(spec)) != spec]
+    gone = [key(spec) for spec in before if key(spec) not in {key(member) for member in members}]
+    words = [_member_label(spec) for spec in changed] + [f"no {name}" for name in gone]
+    return ", ".join(words) or ", ".join(_member_label(spec) for spec in members)
+
+
+def _unique(labels: Sequence[str]) -> list[str]:
+    found: list[str] = []
+    for label in labels:
         candidate, count = label, 1
         while candidate in found:
             count += 1
