@@ -40,7 +40,7 @@ from serialbench.measure.worktrees import work_tree
 from serialbench.results.paths import safe_stem
 from serialbench.results.session_files import machine_metadata, write_session_files
 from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_rows
-from serialbench.views.sweep_table import format_sweep, markdown_sweep
+from serialbench.views.sweep_table import format_sweep, listed, markdown_sweep
 from serialbench.views.verdict_json import sweep_from_json, sweep_json
 
 
@@ -161,12 +161,6 @@ def relabelled(usable, specs: list[str]) -> list:
         return usable
     return [dataclasses.replace(item, side=dataclasses.replace(item.side, label=label))
             for item, label in zip(usable, releases.labels(kept))]
-
-
-def listed(labels) -> str:
-    """Labels in a line, '; ' between them when a label has commas of its own (a side of several packages)."""
-    labels = list(labels)
-    return ("; " if any(", " in label for label in labels) else ", ").join(labels)
 
 
 def side_groups(usable) -> list[tuple[list[Side], list[str]]]:

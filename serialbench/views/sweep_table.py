@@ -72,12 +72,18 @@ def step_lines(rows: Sequence[SweepRow]) -> list[str]:
         else:
             text = "no step" if not noisy and not mixed else "no step found"
         if noisy:
-            text += f" (too noisy to tell at {', '.join(noisy)})"
+            text += f" (too noisy to tell at {listed(noisy)})"
         if mixed:
             text += "; " + "; ".join(f"two speeds at {step.after}, no verdict from the mix ({change_text(step)})"
                                      for step in mixed)
         lines.append(f"{row.name}: {text}")
     return lines
+
+
+def listed(labels) -> str:
+    """Labels in a line, '; ' between them when a label has commas of its own (a side of several packages)."""
+    labels = list(labels)
+    return ("; " if any(", " in label for label in labels) else ", ").join(labels)
 
 
 def describe(step: Step) -> str:
