@@ -347,19 +347,41 @@ def test_calibrate_wraps_every_case_under_its_prefix_and_keeps_its_bytes(tmp_pat
 def test_calibrate_summary_counts_and_scales_its_targets():
     from serialbench.commands.calibrate import summarise
 
-    def rows(words):
-        return [comparison.Row(f"calibrate-x/y/float32/{i}K", 1e-6, 1e-6, verdict(0.0, -0.01, 0.01, word))
-                for i, word in enumerate(words)]
+    def rows(words, change=0.0):
+        return [comparison.Row(f"calibrate-x/y/float32/{i}K", 1e-6, 1e-6,
+                               verdict(change, change - 0.01, change + 0.01, word)) for i, word in enumerate(words)]
 
     a_a = rows(["no change"] * 8 + ["too noisy to tell", "slower"])
-    lines = summarise(a_a, [rows(["slower"] * 9 + ["faster"]), rows(["slower"] * 5 + ["too noisy to tell"] * 5)],
-                      [0.05, 0.02], 0.02)
+    lines = summarise(a_a, [rows(["slower"] * 9 + ["faster"], 0.05), rows(["slower"] * 5 + ["too noisy to tell"] * 5,
+                                                                           0.02)], [0.05, 0.02], 0.02)
     assert lines[-3] == ("A/A: 1 of 10 flagged as changed (false positives; target: at most 1), "
                          "8 of 10 confirmed 'no change' (target: at least 8)")
     assert lines[-2] == ("+5%: 9 of 10 detected as slower, 1 called faster "
-                         "(median measured change +0.0%; target: at least 10)")
+                         "(median measured change +5.0%; target: at least 10); every injection landed")
     assert lines[-1] == ("+2%: 5 of 10 detected as slower "
-                         "(median measured change +0.0%; no target under twice the minimum effect)")
+                         "(median measured change +2.0%; no target under twice the minimum effect); every "
+                         "injection landed")
+
+
+def test_calibrate_counts_a_variant_whose_work_did_not_land_as_an_injection_failure_not_a_miss():
+    from serialbench.commands.calibrate import summarise
+
+    def row(name, change, low, high, word):
+        return comparison.Row(f"calibrate-{name}", 1e-6, 1e-6, verdict(change, low, high, word))
+
+    names = [f"x/y/float32/{i}K" for i in range(4)]
+    a_a = [row(name, 0.0, -0.01, 0.01, "no change") for name in names]
+    slowed = [row(names[0], 0.05, 0.04, 0.06, "slower"), row(names[1], 0.048, 0.03, 0.065, "slower"),
+              row(names[2], -0.002, -0.008, 0.004, "no change"),  # the tobytes/1K: -0.2%
+              row(names[3], 0.02, 0.0, 0.04, "too noisy to tell")]
+    landed = {names[0]: 0.051, names[1]: 0.012, names[2]: 0.049, names[3]: 0.011}
+    lines = summarise(a_a, [slowed], [0.05], 0.02, [landed])
+    assert lines[-1] == ("+5%: 2 of 2 detected as slower (median measured change +4.8%; target: at least 2); "
+                         "2 injection failures, not counted: x/y/float32/2K: measured -0.2% [-0.8%, +0.4%] in the "
+                         "session; x/y/float32/3K: injected +1.1% in a plain loop")
+    table = {line.split()[0]: line for line in lines[:5]}
+    assert table["x/y/float32/2K"].endswith("no change (injection failed)")
+    assert table["x/y/float32/1K"].endswith("slower")  # its check read +1.2%, but the session saw the work
 
 
 def test_calibrate_measures_its_injected_work_once_per_variant_and_benchmark(tmp_path):
@@ -368,17 +390,17 @@ def test_calibrate_measures_its_injected_work_once_per_variant_and_benchmark(tmp
     from serialbench.commands.calibrate import FORMAT_PREFIX, write_case_modules
 
     _, _, slowed = write_case_modules(tmp_path, [0.5])
-    key = "baseline/tobytes/None/float32/1K"
+    key = "baseline/tobytes/float32/1K"
     measured = slowed / "measured.json"
     for _ in range(2):  # a later round's process finds the figure of the first
         (tobytes,) = [c for c in load_case_module(slowed / "calibrate_cases.py")
                       if c.label == FORMAT_PREFIX + "baseline/tobytes"]
         tobytes.setup(make_payload("float32", "1K"))
-        how, per_call = json.loads(measured.read_text())[key]
-        assert how == "again" and per_call > 0
-    measured.write_text(json.dumps({key: ["again", 3.0]}))
+        how, per_call, landed = json.loads(measured.read_text())[key]
+        assert how == "again" and per_call > 0 and landed > 0.1  # checked: +50% asked, far more than nothing
+    measured.write_text(json.dumps({key: ["again", 3.0, 0.5]}))
     tobytes.setup(make_payload("float32", "1K"))
-    assert json.loads(measured.read_text()) == {key: ["again", 3.0]}  # used as found, not measured again
+    assert json.loads(measured.read_text()) == {key: ["again", 3.0, 0.5]}  # used as found, not measured again
     assert not (slowed.parent / "variant-00" / "measured.json").exists()  # each variant measures its own
 
 

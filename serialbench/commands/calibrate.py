@@ -5,7 +5,9 @@ of the work tree under several generated case modules that wrap the same selecte
 nothing added (the A/A pair) and one per requested slowdown, whose ops do that much more work
 (measure/slowdown.py). Then it asks compare's statistics the usual question of each pair: an A/A
 benchmark flagged as changed is a false positive; a slowed-down benchmark called "slower" is a
-detection.
+detection. A slowed-down benchmark whose extra work did not land (its own check, or the session's
+interval, far from the slowdown) is an injection failure, shown and counted apart: no verdict could
+have found work that never happened.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_change
 from serialbench.core.parsing import parse_percent
 from serialbench.core.tables import text_table
+from serialbench.measure import slowdown as slowdown_module
 from serialbench.measure.schedule import Session, run_session
 from serialbench.measure.side_setup import list_benchmarks
 from serialbench.measure.sides import Side
@@ -88,16 +91,41 @@ def parse_slowdowns(text: str) -> list[float]:
     return slowdowns
 
 
-def summarise(a_a: list[Row], a_b: list[list[Row]], slowdowns: list[float], min_effect: float) -> list[str]:
+def injection_failed(row: Row, slowdown: float, landed: float | None) -> str | None:
+    """Why a slowed-down variant's work did not land, or None. Far means under half or over twice
+    the slowdown: the session's interval lies wholly that far from it, or the work's own check in a
+    plain loop (`landed`, measure/slowdown.py) was that far and the session's interval does not lie
+    wholly within the near range (where the session saw the work land, the session wins). Such a
+    row says nothing of the verdicts: not a detection miss."""
+    v = row.verdict
+    low, high = slowdown / slowdown_module.FAR, slowdown * slowdown_module.FAR
+    bounded = v.low > -1 and math.isfinite(v.high)
+    if bounded and (v.high < low or v.low > high):
+        return f"measured {format_change(v.change)} [{format_change(v.low)}, {format_change(v.high)}] in the session"
+    seen = bounded and low <= v.low and v.high <= high
+    if landed is not None and slowdown_module.landed_far(landed, slowdown) and not seen:
+        return f"injected {format_change(landed)} in a plain loop"
+    return None
+
+
+def summarise(a_a: list[Row], a_b: list[list[Row]], slowdowns: list[float], min_effect: float,
+              landed: list[dict[str, float]] | None = None) -> list[str]:
+    """The table and the counts. landed: per slowdown, what its injected work added in a plain loop
+    by benchmark (unprefixed names); a variant whose work did not land is counted apart."""
+    landed = landed or [{} for _ in slowdowns]
     header = ["benchmark", "rounds", "A/A change", "A/A verdict"]
     for slowdown in slowdowns:
-        header += [f"+{slowdown * 100:g}% measured", f"+{slowdown * 100:g}% verdict"]
+        header += [f"+{slowdown * 100:g}% injected", f"+{slowdown * 100:g}% measured", f"+{slowdown * 100:g}% verdict"]
     rows = []
     for index, row in enumerate(a_a):
+        name = row.name.removeprefix(FORMAT_PREFIX)
         rounds = "/".join(str(r.verdict.rounds) for r in [row, *(rows_b[index] for rows_b in a_b)])
-        cells = [row.name.removeprefix(FORMAT_PREFIX), rounds, format_change(row.verdict.change), row.verdict.word]
-        for rows_b in a_b:
-            cells += [format_change(rows_b[index].verdict.change), rows_b[index].verdict.word]
+        cells = [name, rounds, format_change(row.verdict.change), row.verdict.word]
+        for slowdown, rows_b, figures in zip(slowdowns, a_b, landed):
+            b = rows_b[index]
+            failed = injection_failed(b, slowdown, figures.get(name))
+            cells += [format_change(figures[name]) if name in figures else "-", format_change(b.verdict.change),
+                      b.verdict.word + (" (injection failed)" if failed else "")]
         rows.append(cells)
     lines = text_table([header, *rows], left=[i for i in range(len(header)) if i != 1])
     lines.append("")
@@ -107,18 +135,24 @@ def summarise(a_a: list[Row], a_b: list[list[Row]], slowdowns: list[float], min_
     lines.append(f"A/A: {flagged} of {size} flagged as changed (false positives; "
                  f"target: at most {max(1, size // 20)}), "
                  f"{confirmed} of {size} confirmed 'no change' (target: at least {math.ceil(0.8 * size)})")
-    for slowdown, rows_b in zip(slowdowns, a_b):
-        detected = sum(row.verdict.word == stats.SLOWER for row in rows_b)
-        wrong = sum(row.verdict.word == stats.FASTER for row in rows_b)
+    for slowdown, rows_b, figures in zip(slowdowns, a_b, landed):
+        failures = {row.name.removeprefix(FORMAT_PREFIX): why for row in rows_b
+                    if (why := injection_failed(row, slowdown, figures.get(row.name.removeprefix(FORMAT_PREFIX))))}
+        counted = [row for row in rows_b if row.name.removeprefix(FORMAT_PREFIX) not in failures]
+        detected = sum(row.verdict.word == stats.SLOWER for row in counted)
+        wrong = sum(row.verdict.word == stats.FASTER for row in counted)
         measured = sorted(row.verdict.change for row in rows_b)
         median = measured[len(measured) // 2] if measured else math.nan
         # Issue 12's targets (1, 16 and 19 of 20) scaled; a slowdown under twice the minimum effect
         # is called "slower" only when its estimate clears the minimum effect: no target there.
-        target = (f"target: at least {math.ceil(0.95 * len(rows_b))}" if slowdown >= 2 * min_effect
+        target = (f"target: at least {math.ceil(0.95 * len(counted))}" if slowdown >= 2 * min_effect
                   else "no target under twice the minimum effect")
-        lines.append(f"+{slowdown * 100:g}%: {detected} of {len(rows_b)} detected as slower"
+        lines.append(f"+{slowdown * 100:g}%: {detected} of {len(counted)} detected as slower"
                      + (f", {wrong} called faster" if wrong else "")
-                     + f" (median measured change {format_change(median)}; {target})")
+                     + f" (median measured change {format_change(median)}; {target})"
+                     + (f"; {len(failures)} injection {'failure' if len(failures) == 1 else 'failures'}, not "
+                        "counted: " + "; ".join(f"{name}: {why}" for name, why in failures.items())
+                        if failures else "; every injection landed"))
     return lines
 
 
@@ -163,9 +197,11 @@ def run(argv: list[str]) -> int:
             return set.intersection(*[judge.look(session, undecided, look_index, final) for judge in judges])
 
         session = run_session(sides, names, budget, settle, say)
+        landed = [{name: figures[2] for name, figures in slowdown_module.read_measured(directory / "measured.json")
+                   .items() if len(figures) > 2} for directory in case_dirs[2:]]
     minutes = (time.monotonic() - started) / 60
     rows = [judge.rows(session) for judge in judges]
-    for line in summarise(rows[0], rows[1:], slowdowns, min_effect):
+    for line in summarise(rows[0], rows[1:], slowdowns, min_effect, landed):
         print(line)
     load_after = os.getloadavg()
     print(f"{len(names)} benchmarks x {len(sides)} variants, {session.rounds} rounds at most, in {minutes:.1f} min; "

@@ -166,7 +166,8 @@ def _member_label(spec: str) -> str:
 
 
 def _set_label(members: Sequence[str], before: Sequence[str]) -> str:
-    """The members of a side that differ from the side before it (all of them for the first)."""
+    """The members of a side that differ from the side before it (all of them for the first); a package
+    the side before it pinned and this one does not comes from the running environment: '(installed)'."""
     def key(spec):
         found = requirement(spec)
         return overlays_normalized(found.name) if found else spec
@@ -174,7 +175,7 @@ def _set_label(members: Sequence[str], before: Sequence[str]) -> str:
     earlier = {key(spec): spec for spec in before}
     changed = [spec for spec in members if earlier.get(key(spec)) != spec]
     gone = [key(spec) for spec in before if key(spec) not in {key(member) for member in members}]
-    words = [_member_label(spec) for spec in changed] + [f"no {name}" for name in gone]
+    words = [_member_label(spec) for spec in changed] + [f"{name} (installed)" for name in gone]
     return ", ".join(words) or ", ".join(_member_label(spec) for spec in members)
 
 

@@ -4,14 +4,24 @@
 calls `slowed_cases` with its slowdown; only that number differs between the variants.
 
 The extra work for a cheap op is the op itself, called again on as many of the calls (over a
-cycle of 100; a value holds hundreds) as make the requested fraction of the wrapped op's CPU time,
-both measured outside the timed region. An op slower than 100 us, of which a value holds few
-calls, instead counts on every call through a pure-Python loop measured to take that fraction.
+cycle of 100; a value holds hundreds) as make the requested fraction of the wrapped op's CPU time.
+An op slower than 100 us, of which a value holds few calls, instead counts on every call through
+a pure-Python loop of that many iterations.
+
+How much extra work makes the fraction is measured in the timed loop's own shape (ten calls a
+loop, as measure/timeloop.py times a cheap op), then checked: the wrapped op is timed with and
+without the extra work, in turns, and what the work added is kept as `landed`. Where it lands far
+from the slowdown (under half of it or over twice), the amount is scaled by what landed and checked
+once more. calibrate reports a variant whose work did not land as an injection failure, never as
+a detection miss: on a quiet machine `baseline/tobytes/float32/1K` once read -0.2% in the +5%
+variant (issue 33), and a verdict cannot find work that never happened.
+
 Each variant measures once per benchmark, in the first process that prepares it, and keeps the
-figure beside its module (`measured`) for the later rounds: the injected work is the same in every
-round, and a round does not pay for the measurement again.
+figures beside its module (`measured.json`) for the later rounds and for calibrate's summary: the
+injected work is the same in every round, and a round does not pay for the measurement again. The
+variants without a slowdown take the same measurement, so that only the slowdown differs between
+them.
 """
-\
 
 import dataclasses
 import itertools
@@ -19,39 +29,49 @@ import json
 import math
 import os
 import statistics
-import time
 from pathlib import Path
 
 from serialbench.catalog.discovery import BUILTIN_CASES_DIR, discover
+from serialbench.measure import timeloop
 
 CHEAP = 100e-6  # seconds per call below which a value holds hundreds of calls
+BLOCK_SECONDS = 0.005  # one timed block of a comparison in turns
+BLOCKS = 15  # blocks a side of each comparison of a cheap op (the median ratio outvotes a slow one)
+SPIN_BLOCK = 2_000  # iterations of the empty loop whose time a slow op's extra work is counted in
+FAR = 2.0  # an injection that lands under slowdown / FAR or over slowdown * FAR has failed
 
 
-def _per_call(function, seconds=0.01, calls=1):
-    clock, done, started = time.thread_time, 0, time.thread_time()
-    while done < calls or clock() - started < seconds:
-        function()
-        done += 1
-    return (clock() - started) / done
+def landed_far(landed: float, slowdown: float) -> bool:
+    """Whether injected work that made the op `landed` slower (a fraction) is far from `slowdown`."""
+    return slowdown > 0 and not slowdown / FAR <= landed <= slowdown * FAR
 
 
-SPIN_BLOCK = 20_000  # iterations of the empty loop that the extra work of a slow op is made of
-
-
-def _spin():
-    for _ in range(SPIN_BLOCK):
+def _spin(iterations: int) -> None:
+    for _ in range(iterations):
         pass
 
 
-def _ratio(numerator, denominator, blocks=5):
+def _time_func(function, inner: int = 10):
+    """(time_func, loops, inner): the timed loop's own shape (`inner` calls a loop), its loops
+    calibrated to a block; time_func(loops) / (loops * inner) is a call's time."""
+    time_func = timeloop.make_time_func(function, inner)
+    timeloop.warm_up(function, 0.01)
+    return time_func, timeloop.calibrated_loops(time_func, BLOCK_SECONDS), inner
+
+
+def _per_call(timed) -> float:
+    time_func, loops, inner = timed
+    return time_func(loops) / (loops * inner)
+
+
+def _ratio(numerator, denominator, inner: int, blocks: int):
     """The median over blocks, taken in turn, of numerator's time per call over denominator's.
 
     Taken in turn, the blocks see the same machine speed (it drifts within seconds here); the median
     outvotes a slow block, such as a fresh process's first calls at 1M (in a probe here a fresh 4 MB
     buffer took 25x as long on its first copy, and 1.1-3.5x on the next ten)."""
-    for function in (numerator, denominator):  # warm
-        _per_call(function, 0.05, 2)
-    return statistics.median(_per_call(numerator) / _per_call(denominator) for _ in range(blocks))
+    top, bottom = _time_func(numerator, inner), _time_func(denominator, inner)
+    return statistics.median(_per_call(top) / _per_call(bottom) for _ in range(blocks))
 
 
 def _spread(per_call):
@@ -59,29 +79,57 @@ def _spread(per_call):
     return [math.floor((i + 1) * per_call) - math.floor(i * per_call) for i in range(100)]
 
 
-def _measure(op, slowed_op, slowdown):
-    """How the extra work is done, and how much per call. Measured the same way in every variant,
-    so that only the slowdown differs between them."""
-    if _per_call(slowed_op, 0.01, 2) < CHEAP:  # the op itself again, on `slowdown` of the calls (over 100)
-        return "again", slowdown * _ratio(slowed_op, op)
-    return "spin", slowdown * SPIN_BLOCK * _ratio(slowed_op, _spin)  # every call counts for the slowdown
+def _measure(op, slowed_op, inject, slowdown):
+    """[how, extra per call, landed]: how the extra work is done, how much of it a call gets, and the
+    fraction it made the op slower, measured (see the module's docstring)."""
+    cheap = _per_call(_time_func(slowed_op, 1)) < CHEAP
+    inner, blocks = (10, BLOCKS) if cheap else (1, 5)  # a slow op's block is a call or two
+    if cheap:  # the op itself again, on some of the calls
+        how, per_call = "again", slowdown * _ratio(slowed_op, op, inner, blocks)
+    else:  # every call counts empty iterations
+        how, per_call = "spin", slowdown * SPIN_BLOCK * _ratio(slowed_op, lambda: _spin(SPIN_BLOCK), inner, blocks)
+    landed = 0.0
+    for attempt in range(2):
+        inject(how, per_call)
+        with_work = _time_func(slowed_op, inner)
+        inject(how, 0.0)
+        without = _time_func(slowed_op, inner)
+        ratios = []
+        for _ in range(blocks):
+            inject(how, per_call)
+            done = _per_call(with_work)
+            inject(how, 0.0)
+            ratios.append(done / _per_call(without))
+        landed = statistics.median(ratios) - 1
+        if attempt == 1 or not landed_far(landed, slowdown):
+            break
+        # Far off: scaled by what landed (at most 3x). Not for less: a close miss is more likely the
+        # machine's noise in the check than the work's, and scaling by noise would inject too much.
+        per_call *= min(max(slowdown / max(landed, 1e-9), 1 / 3), 3.0)
+    return [how, per_call, landed]
 
 
-def _measured_once(measured: Path, key, op, slowed_op, slowdown):
-    """[how, extra per call] of `key`, measured by the first process that asks and kept in `measured`."""
+def _measured_once(measured: Path, key, op, slowed_op, inject, slowdown):
+    """[how, extra per call, landed] of `key`, measured by the first process that asks and kept in `measured`."""
     known = json.loads(measured.read_text()) if measured.exists() else {}
     if key not in known:
-        known[key] = _measure(op, slowed_op, slowdown)
+        known[key] = _measure(op, slowed_op, inject, slowdown)
         scratch = measured.with_suffix(f".{os.getpid()}")
         scratch.write_text(json.dumps(known))
         os.replace(scratch, measured)
     return known[key]
 
 
+def read_measured(measured: Path) -> dict[str, list]:
+    """A variant's figures by benchmark name (FORMAT/IMPL/INPUT/TIER): [how, extra per call, landed]."""
+    return json.loads(measured.read_text()) if measured.exists() else {}
+
+
 def _slowed(case, slowdown: float, measured: Path):
     def slowed_setup(*args):
         op = case.setup(*args)
-        again = spin = itertools.repeat(0).__next__
+        zero = itertools.repeat(0).__next__
+        again = spin = zero
 
         def slowed_op():
             for _ in range(spin()):
@@ -90,14 +138,15 @@ def _slowed(case, slowdown: float, measured: Path):
                 op()
             return op()
 
+        def inject(how, per_call):
+            nonlocal again, spin
+            counts = itertools.cycle(_spread(per_call)).__next__ if per_call > 0 else zero
+            again, spin = (counts, zero) if how == "again" else (zero, counts)
+
         payload = args[-1]
-        key = f"{case.label}/{case.source}/{payload.kind}/{payload.tier}"
-        how, per_call = _measured_once(measured, key, op, slowed_op, slowdown)
-        counts = itertools.cycle(_spread(per_call)).__next__
-        if how == "again":
-            again = counts
-        else:
-            spin = counts
+        key = f"{case.format}/{case.impl}/{payload.kind}/{payload.tier}"
+        how, per_call, _ = _measured_once(measured, key, op, slowed_op, inject, slowdown)
+        inject(how, per_call)
         return slowed_op
 
     return slowed_setup
