@@ -111,7 +111,8 @@ def injection_failed(row: Row, slowdown: float, landed: float | None) -> str | N
 def summarise(a_a: list[Row], a_b: list[list[Row]], slowdowns: list[float], min_effect: float,
               landed: list[dict[str, float]] | None = None) -> list[str]:
     """The table and the counts. landed: per slowdown, what its injected work added in a plain loop
-    by benchmark (unprefixed names); a variant whose work did not land is counted apart."""
+    by benchmark (unprefixed names); a variant whose work did not land is counted apart, neither a
+    miss nor a detection."""
     landed = landed or [{} for _ in slowdowns]
     header = ["benchmark", "rounds", "A/A change", "A/A verdict"]
     for slowdown in slowdowns:
