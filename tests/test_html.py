@@ -284,6 +284,31 @@ def test_the_bisection_is_a_ladder_down_to_the_answer(chromium, built):
     assert "faster" in sessions[-1].text
 
 
+def test_a_bisection_of_several_steps_lists_each_with_its_share_and_what_was_left(chromium, tmp_path):
+    from serialbench.core import stats
+    from serialbench.verdicts.bisection import Bracket, Result
+    from serialbench.verdicts.steps import Step
+    from serialbench.views.verdict_json import bisect_json
+
+    steps = [Step("3.9.15", "3.10.0", 0.028, 0.024, 0.034, stats.SLOWER, 8),
+             Step("3.10.1", "3.10.2", 0.091, 0.08, 0.102, stats.SLOWER, 8)]
+    whole = Step("3.9.15", "3.10.9", 0.12, 0.11, 0.131, stats.SLOWER, 8)
+    left = Step("3.10.4", "3.10.9", 0.02, 0.017, 0.023, stats.AT_THRESHOLD, 64)
+    result = Result(steps, whole, unsearched=[(Bracket("3.10.4", "3.10.9", left), "--max-sessions 4 ran out")])
+    sessions = [{"sides": ["3.9.15", "3.10.4", "3.10.9"], "rounds": 8, "minutes": 0.1, "steps": [whole, left, whole]}]
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "bisect-orjson.json").write_text(bisect_json("x/y/int32x3/10K", "3.9.15", "3.10.9", result, sessions))
+    (tmp_path / "site").mkdir()
+    (page,) = site.build_site([str(folder)], tmp_path / "site", lambda line: None)
+    open_page(chromium, tmp_path / "site" / page.file)
+    assert chromium.find_element("id", "answer").text == "x/y/int32x3/10K: 2 steps from 3.9.15 to 3.10.9"
+    assert [li.text for li in chromium.find_elements("css selector", "#steps li")] == [
+        "changed at 3.10.0 (after 3.9.15): slower, +2.8% [+2.4%, +3.4%], 24% of the whole change",
+        "changed at 3.10.2 (after 3.10.1): slower, +9.1% [+8.0%, +10.2%], 77% of the whole change"]
+    assert "unsearched: 3.10.4 -> 3.10.9: --max-sessions 4 ran out" in chromium.find_element("id", "main").text
+
+
 @pytest.fixture(scope="module")
 def sweep_site(swept, toy, tmp_path_factory):
     done, data = swept

@@ -9,7 +9,7 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
   const DATA = JSON.parse(document.getElementById("page-data").textContent);
   const MAIN = document.getElementById("main");
   const COLOUR = {"slower": "#d62728", "faster": "#2ca02c", "no change": "#7f7f7f",
-                  "too noisy to tell": "#ff7f0e", "two speeds": "#9467bd"};
+                  "too noisy to tell": "#ff7f0e", "two speeds": "#9467bd", "at the threshold": "#8c564b"};
   const CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"]};
 
   // -- text, numbers ------------------------------------------------------------------------------
@@ -273,7 +273,8 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
       section("Verdicts", el("p", {className: "legend"}, `${DATA.paired ? "Paired round by round (one session)" :
         "Unpaired (two independent runs)"}; minimum effect ${(theta * 100).toFixed(0)}%. A row's verdict: ` +
         "slower or faster when the estimate reaches the minimum effect and the whole interval lies beyond half of it; " +
-        "no change when the interval lies within it; too noisy to tell otherwise. Click a row for its rounds."),
+        "no change when the interval lies within it; at the threshold when the interval, narrower than the " +
+        "minimum effect, holds it; too noisy to tell otherwise. Click a row for its rounds."),
         rowsTable, detail),
       section("Forest plot", el("p", {className: "legend"}, "Each row's change and its interval, against " +
         `±${(theta * 100).toFixed(0)}% (dashed), coloured by verdict.`), forest));
@@ -491,8 +492,13 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
   // -- a bisection --------------------------------------------------------------------------------
   function bisectPage() {
     const versions = DATA.versions;
-    const answer = DATA.changed_at ? `${DATA.benchmark}: changed at ${DATA.changed_at} (after ${DATA.previous}): ` +
-      `${DATA.verdict}, ${fmtChange(DATA.change)} ${fmtInterval(DATA.low, DATA.high)}` :
+    // Every step found (a file written before bisect looked for every step has the first one only).
+    const steps = DATA.steps || (DATA.changed_at ? [{from: DATA.previous, to: DATA.changed_at, verdict: DATA.verdict,
+                                                     change: DATA.change, low: DATA.low, high: DATA.high}] : []);
+    const stepText = s => `changed at ${s.to} (after ${s.from}): ${s.verdict}, ${fmtChange(s.change)} ` +
+      fmtInterval(s.low, s.high) + (typeof s.share === "number" ? `, ${Math.round(s.share * 100)}% of the whole change` : "");
+    const answer = steps.length === 1 ? `${DATA.benchmark}: ${stepText(steps[0])}` :
+      steps.length ? `${DATA.benchmark}: ${steps.length} steps from ${DATA.good} to ${DATA.bad}` :
       `${DATA.benchmark}: no step found from ${DATA.good} to ${DATA.bad}`;
     const rows = DATA.sessions.map((session, index) => {
       const first = versions.indexOf(session.sides[0]), last = versions.indexOf(session.sides[session.sides.length - 1]);
@@ -512,6 +518,8 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
         el("td", {className: "number"}, `${session.rounds} rounds, ${session.minutes} min`));
     });
     MAIN.append(el("p", {className: "answer", id: "answer"}, answer),
+      steps.length > 1 ? el("ul", {id: "steps"}, steps.map(s => el("li", {}, stepText(s)))) : "",
+      ...(DATA.unsearched || []).map(u => el("p", {className: "uncertain"}, `unsearched: ${u.from} -> ${u.to}: ${u.why}`)),
       DATA.uncertain ? el("p", {className: "uncertain"}, "uncertain: " + DATA.uncertain) : "",
       section("The sessions, from the bracket down to the answer", el("p", {className: "legend"},
         "A row per session: the releases it timed (●) inside its bracket; a cell is coloured by the verdict of " +
