@@ -42,7 +42,10 @@ def answer_lines(benchmark: str, result: Result, good: str, bad: str, direction:
         what = direction if direction != "changed" else "change"
         lines.append(f"{benchmark}: no {what} from {good} to {bad}; {took}")
     else:
-        lines.append(f"{benchmark}: no step found from {good} to {bad}; {took}")
+        whole = result.whole
+        said = f", whose whole change is {whole.verdict}, {format_interval(whole.change, whole.low, whole.high)}" \
+            if whole else ""
+        lines.append(f"{benchmark}: no step found from {good} to {bad}{said}; {took}")
     for bracket, why in result.unsearched:
         step = bracket.step
         verdict = f" ({step.verdict}, {format_interval(step.change, step.low, step.high)})" if step else ""
