@@ -32,10 +32,6 @@ DATATYPE_TO_NUMPY = {name: dtype.newbyteorder("<") for dtype, name in NUMPY_TO_D
 # gRPC names the model in the request; HTTP puts it in the URL.
 MODEL_NAME = "model"
 
-ARRAY_INPUTS = ("float32", "int32x3", "float64", "uint8")
-BYTES_INPUTS = ("png", "bytes-batch")
-ALL_INPUTS = ("float32", "png", "int32x3", "float64", "uint8", "bytes-batch")
-
 
 def is_bytes(value) -> bool:
     """A BYTES tensor: one byte string (png) or an object array of them (bytes-batch)."""

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from serialbench.case import Case
-
-ALL_INPUTS = ("float32", "png", "int32x3")
+from serialbench.inputs import default_inputs
 
 
 def tobytes(payload):
@@ -39,6 +38,6 @@ def noop(payload):
 
 
 CASES = [
-    Case("baseline", "tobytes", ALL_INPUTS, tobytes, reference_decoder=decode_concatenated),
+    Case("baseline", "tobytes", default_inputs(), tobytes, reference_decoder=decode_concatenated),
     Case("baseline", "noop", ("float32",), noop),
 ]

@@ -20,8 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from serialbench.case import Case
+from serialbench.inputs import ALL_INPUTS
 
 from . import _kserve, _kserve_server
+
+FORMAT = "kserve-grpc"
 
 # InferTensorContents field for each v2 datatype (FP16 and BF16 have none: raw only).
 TYPED_FIELD = {
@@ -188,22 +191,22 @@ def kserve_from_grpc(wire, payload):
     return lambda: tensors(from_grpc(from_string(wire)))
 
 
-def _kserve_case(impl, source):
-    return Case("kserve-grpc", impl, _kserve.ALL_INPUTS, kserve_from_grpc, source=source,
+def _kserve_case(impl, source, roundtrip=""):
+    return Case(FORMAT, impl, ALL_INPUTS, kserve_from_grpc, source=source,
                 requires=_kserve_server.REQUIRES, libraries=(*_kserve_server.LIBRARIES, "protobuf"),
-                install=_kserve_server.INSTALL)
+                install=_kserve_server.INSTALL, roundtrip=roundtrip)
 
 
 def _case(impl, setup, **kwargs):
-    return Case("kserve-grpc", impl, _kserve.ALL_INPUTS, setup, requires=REQUIRES, libraries=LIBRARIES, **kwargs)
+    return Case(FORMAT, impl, ALL_INPUTS, setup, requires=REQUIRES, libraries=LIBRARIES, **kwargs)
 
 
 CASES = [
-    _case("tritonclient", tritonclient_grpc, reference_decoder=decode_request),
+    _case("tritonclient", tritonclient_grpc, reference_decoder=decode_request, roundtrip=FORMAT),
     _case("raw", raw, reference_decoder=decode_request),
     _case("typed", typed, reference_decoder=decode_request),
     _case("decode-raw", decode_raw, source="raw"),
     _case("decode-typed", decode_typed, source="typed"),
-    _kserve_case("decode-kserve", source="raw"),
+    _kserve_case("decode-kserve", source="raw", roundtrip=FORMAT),
     _kserve_case("decode-kserve-typed", source="typed"),
 ]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from serialbench.case import Case
+from serialbench.inputs import ALL_INPUTS
 
 from . import _kserve, _kserve_response, _kserve_server, _responses
 
@@ -109,15 +110,15 @@ def frombuffer(wire, payload):
 
 
 def _case(impl, setup, **kwargs):
-    return Case(FORMAT, impl, _kserve.ALL_INPUTS, setup, response=True, **kwargs)
+    return Case(FORMAT, impl, ALL_INPUTS, setup, response=True, **kwargs)
 
 
 CASES = [
     _case("response-kserve", kserve_to_grpc, reference_decoder=decode_response_body,
           requires=(*_kserve_server.REQUIRES, *REQUIRES), libraries=(*_kserve_server.LIBRARIES, "protobuf"),
-          install=_kserve_server.INSTALL),
+          install=_kserve_server.INSTALL, roundtrip=FORMAT),
     _case("response-raw", raw, reference_decoder=decode_response_body, requires=REQUIRES, libraries=LIBRARIES),
     _case("decode-response-tritonclient", tritonclient_result, source="response-raw", requires=REQUIRES,
-          libraries=LIBRARIES),
+          libraries=LIBRARIES, roundtrip=FORMAT),
     _case("decode-response-raw", frombuffer, source="response-raw", requires=REQUIRES, libraries=LIBRARIES),
 ]

@@ -24,13 +24,15 @@ import json
 import numpy as np
 
 from serialbench.case import Case
+from serialbench.inputs import ARRAY_INPUTS, BYTES_INPUTS
 
 from . import _kserve, _kserve_server
 
+FORMAT = "kserve-json"
 NO_RAW_BYTES = dict.fromkeys(
-    _kserve.BYTES_INPUTS, "JSON cannot carry raw bytes; kserve-json/json-b64 sends them as base64")
+    BYTES_INPUTS, "JSON cannot carry raw bytes; kserve-json/json-b64 sends them as base64")
 CLIENT_REFUSES_BYTES = dict.fromkeys(
-    _kserve.BYTES_INPUTS, "tritonclient's JSON path refuses non-UTF-8 bytes; kserve-json/json-b64 sends them as base64")
+    BYTES_INPUTS, "tritonclient's JSON path refuses non-UTF-8 bytes; kserve-json/json-b64 sends them as base64")
 
 
 def _body_builder(payload, flat_data):
@@ -186,26 +188,27 @@ def _headers(wire):
     return {"Content-Type": "application/json"}
 
 
-def _case(impl, setup, requires=(), libraries=(), inputs=_kserve.ARRAY_INPUTS, unsupported=NO_RAW_BYTES):
-    return Case("kserve-json", impl, inputs, setup, reference_decoder=decode_json_body, requires=requires,
-                libraries=libraries, headers=_headers, unsupported=unsupported)
+def _case(impl, setup, requires=(), libraries=(), inputs=ARRAY_INPUTS, unsupported=NO_RAW_BYTES, roundtrip=""):
+    return Case(FORMAT, impl, inputs, setup, reference_decoder=decode_json_body, requires=requires,
+                libraries=libraries, headers=_headers, unsupported=unsupported, roundtrip=roundtrip, slow_at_1m=True)
+
+
+def _decoder_case(impl, source, setup, inputs=ARRAY_INPUTS, unsupported=NO_RAW_BYTES, **kwargs):
+    return Case(FORMAT, impl, inputs, setup, source=source, unsupported=unsupported, slow_at_1m=True, **kwargs)
 
 
 CASES = [
     _case("tritonclient", tritonclient_json, ("tritonclient", "rapidjson", "geventhttpclient"),
-          ("tritonclient", "python-rapidjson"), unsupported=CLIENT_REFUSES_BYTES),
+          ("tritonclient", "python-rapidjson"), unsupported=CLIENT_REFUSES_BYTES, roundtrip=FORMAT),
     _case("json", stdlib_json),
     _case("ujson", ujson_dumps, ("ujson",), ("ujson",)),
     _case("orjson", orjson_tolist, ("orjson",), ("orjson",)),
     _case("orjson-numpy", orjson_numpy, ("orjson",), ("orjson",)),
-    _case("json-b64", stdlib_json_b64, inputs=_kserve.BYTES_INPUTS, unsupported={}),
-    _case("orjson-b64", orjson_b64, ("orjson",), ("orjson",), inputs=_kserve.BYTES_INPUTS, unsupported={}),
-    Case("kserve-json", "decode-json", _kserve.ARRAY_INPUTS, _decoder("json"), source="json",
-         unsupported=NO_RAW_BYTES),
-    Case("kserve-json", "decode-orjson", _kserve.ARRAY_INPUTS, _decoder("orjson"), source="orjson-numpy",
-         requires=("orjson",), libraries=("orjson",), unsupported=NO_RAW_BYTES),
-    Case("kserve-json", "decode-b64", _kserve.BYTES_INPUTS, _decoder("json"), source="json-b64"),
-    Case("kserve-json", "decode-kserve", _kserve.ARRAY_INPUTS, kserve_rest_json, source="json",
-         requires=_kserve_server.REQUIRES, libraries=("kserve", "pydantic"), install=_kserve_server.INSTALL,
-         unsupported=NO_RAW_BYTES),
+    _case("json-b64", stdlib_json_b64, inputs=BYTES_INPUTS, unsupported={}),
+    _case("orjson-b64", orjson_b64, ("orjson",), ("orjson",), inputs=BYTES_INPUTS, unsupported={}),
+    _decoder_case("decode-json", "json", _decoder("json")),
+    _decoder_case("decode-orjson", "orjson-numpy", _decoder("orjson"), requires=("orjson",), libraries=("orjson",)),
+    _decoder_case("decode-b64", "json-b64", _decoder("json"), inputs=BYTES_INPUTS, unsupported={}),
+    _decoder_case("decode-kserve", "json", kserve_rest_json, requires=_kserve_server.REQUIRES,
+                  libraries=("kserve", "pydantic"), install=_kserve_server.INSTALL, roundtrip=FORMAT),
 ]

@@ -29,13 +29,14 @@ import warnings
 import numpy as np
 
 from serialbench.case import Case
+from serialbench.inputs import ARRAY_INPUTS, BYTES_INPUTS
 
 from . import _kserve, _kserve_response, _kserve_server, _responses
 
 FORMAT = "kserve-json"
 NO_RAW_BYTES = dict.fromkeys(
-    _kserve.BYTES_INPUTS, "JSON cannot carry raw bytes; a PNG goes back in a triton-binary or kserve-grpc response")
-KSERVE_REFUSES_BYTES = dict.fromkeys(_kserve.BYTES_INPUTS, _kserve_response.REFUSES_JSON_BYTES)
+    BYTES_INPUTS, "JSON cannot carry raw bytes; a PNG goes back in a triton-binary or kserve-grpc response")
+KSERVE_REFUSES_BYTES = dict.fromkeys(BYTES_INPUTS, _kserve_response.REFUSES_JSON_BYTES)
 
 
 def kserve_rest_json(payload):
@@ -135,24 +136,25 @@ def _headers(wire):
     return {"Content-Type": "application/json"}
 
 
-def _encode(impl, setup, requires, libraries, unsupported=NO_RAW_BYTES, install=""):
-    return Case(FORMAT, impl, _kserve.ARRAY_INPUTS, setup, reference_decoder=decode_response_body,
+def _encode(impl, setup, requires, libraries, unsupported=NO_RAW_BYTES, install="", roundtrip=""):
+    return Case(FORMAT, impl, ARRAY_INPUTS, setup, reference_decoder=decode_response_body,
                 requires=requires, libraries=libraries, headers=_headers, unsupported=unsupported, install=install,
-                response=True)
+                response=True, roundtrip=roundtrip, slow_at_1m=True)
 
 
-def _decode(impl, setup, requires, libraries):
-    return Case(FORMAT, impl, _kserve.ARRAY_INPUTS, setup, source="response-orjson", requires=requires,
-                libraries=libraries, unsupported=NO_RAW_BYTES, response=True)
+def _decode(impl, setup, requires, libraries, roundtrip=""):
+    return Case(FORMAT, impl, ARRAY_INPUTS, setup, source="response-orjson", requires=requires,
+                libraries=libraries, unsupported=NO_RAW_BYTES, response=True, roundtrip=roundtrip, slow_at_1m=True)
 
 
 ORJSON = ("orjson",)
 CASES = [
     _encode("response-kserve", kserve_rest_json, _kserve_server.REQUIRES,
-            (*_kserve_server.LIBRARIES, "fastapi", "pydantic", "orjson"), KSERVE_REFUSES_BYTES, _kserve_server.INSTALL),
+            (*_kserve_server.LIBRARIES, "fastapi", "pydantic", "orjson"), KSERVE_REFUSES_BYTES, _kserve_server.INSTALL,
+            roundtrip=FORMAT),
     _encode("response-orjson", orjson_tolist, ORJSON, ORJSON),
     _encode("response-orjson-numpy", orjson_numpy, ORJSON, ORJSON),
     _decode("decode-response-tritonclient", tritonclient_result, ("tritonclient", "rapidjson", "geventhttpclient"),
-            ("tritonclient", "python-rapidjson")),
+            ("tritonclient", "python-rapidjson"), roundtrip=FORMAT),
     _decode("decode-response-orjson", orjson_loads, ORJSON, ORJSON),
 ]

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from serialbench.case import Case
+from serialbench.inputs import ALL_INPUTS
 
-ALL_INPUTS = ("float32", "png", "int32x3", "float64", "uint8", "bytes-batch")
 BYTES_DTYPE = "bytes"
 
 

@@ -8,9 +8,10 @@ No serving library speaks msgpack: both are the project's own, as for requests.
 from __future__ import annotations
 
 from serialbench.case import Case
+from serialbench.inputs import ALL_INPUTS
 
 from . import _responses
-from .msgpack import ALL_INPUTS, _buffer_for, _entry_builder, _headers, decode_fallback, decode_unpackb
+from .msgpack import _buffer_for, _entry_builder, _headers, decode_fallback, decode_unpackb
 
 
 def packb_buffer(payload):

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from serialbench.case import Case
+from serialbench.inputs import ALL_INPUTS, ARRAY_INPUTS, BYTES_INPUTS
 
 from . import _tfserving
 from ._tfserving import (
@@ -44,10 +45,8 @@ from ._tfserving import (
 )
 
 FORMAT = "tfserving-grpc"
-ALL_INPUTS = ("float32", "png", "int32x3", "float64", "uint8", "bytes-batch")
-NUMBER_INPUTS = ("float32", "int32x3", "float64", "uint8")
 NO_TYPED_FIELD = "a byte string has no typed field but string_val, which is what direct fills"
-TYPED_UNSUPPORTED = {"png": NO_TYPED_FIELD, "bytes-batch": NO_TYPED_FIELD}
+TYPED_UNSUPPORTED = dict.fromkeys(BYTES_INPUTS, NO_TYPED_FIELD)
 
 PROTOBUF = ("google.protobuf", "tensorflow_serving", "tensorflow")  # tensorflow: only located, never imported
 PROTOBUF_LIBRARIES = ("protobuf", "tensorflow-serving-api")
@@ -341,15 +340,16 @@ def decode_make_ndarray(wire_bytes, payload):
 
 # Declarations ----------------------------------------------------------------------------------
 
-def _encode(impl, setup, inputs=ALL_INPUTS, tensorflow=False, unsupported=None):
+def _encode(impl, setup, inputs=ALL_INPUTS, tensorflow=False, unsupported=None, roundtrip=""):
     return Case(FORMAT, impl, inputs, setup, reference_decoder=_tfserving.decode_predict_request,
                 requires=PROTOBUF, libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES,
-                unsupported=unsupported or {})
+                unsupported=unsupported or {}, roundtrip=roundtrip)
 
 
-def _decode(impl, source, setup, inputs=ALL_INPUTS, tensorflow=False, unsupported=None):
+def _decode(impl, source, setup, inputs=ALL_INPUTS, tensorflow=False, unsupported=None, roundtrip=""):
     return Case(FORMAT, impl, inputs, setup, source=source, requires=PROTOBUF,
-                libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES, unsupported=unsupported or {})
+                libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES, unsupported=unsupported or {},
+                roundtrip=roundtrip)
 
 
 BUILDERS = [  # (impl, build(payload) -> build() -> PredictRequest, inputs, needs TensorFlow)
@@ -357,18 +357,19 @@ BUILDERS = [  # (impl, build(payload) -> build() -> PredictRequest, inputs, need
     ("direct", build_direct, ALL_INPUTS, False),
     ("copy-from", build_copy_from, ALL_INPUTS, False),
     ("constructor", build_constructor, ALL_INPUTS, False),
-    ("typed-val", build_typed_val, NUMBER_INPUTS, False),
+    ("typed-val", build_typed_val, ARRAY_INPUTS, False),
 ]
 
 CASES = [
     *(
         _encode(impl + suffix, stage(builder), inputs, tensorflow,
-                unsupported=TYPED_UNSUPPORTED if inputs == NUMBER_INPUTS else None)
+                unsupported=TYPED_UNSUPPORTED if inputs == ARRAY_INPUTS else None,
+                roundtrip=FORMAT if impl + suffix == "make-tensor-proto" else "")
         for impl, builder, inputs, tensorflow in BUILDERS
         for suffix, stage in (("", serialised), ("-build", build_stage))
     ),
     _encode("wire", wire),
-    _decode("decode-make-ndarray", "direct", decode_make_ndarray, tensorflow=True),
+    _decode("decode-make-ndarray", "direct", decode_make_ndarray, tensorflow=True, roundtrip=FORMAT),
     _decode("decode-frombuffer", "direct", decode_frombuffer),
-    _decode("decode-typed-val", "typed-val", decode_typed_val, NUMBER_INPUTS, unsupported=TYPED_UNSUPPORTED),
+    _decode("decode-typed-val", "typed-val", decode_typed_val, ARRAY_INPUTS, unsupported=TYPED_UNSUPPORTED),
 ]

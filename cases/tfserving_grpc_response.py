@@ -25,11 +25,11 @@ from functools import cache
 import numpy as np
 
 from serialbench.case import Case
+from serialbench.inputs import ALL_INPUTS
 
 from . import _responses, _tfserving
 from ._tfserving import DT_STRING, MODEL_NAME, NUMPY_DTYPE, SIGNATURE_NAME
 from .tfserving_grpc import (
-    ALL_INPUTS,
     PROTOBUF,
     PROTOBUF_LIBRARIES,
     TENSORFLOW_LIBRARIES,
@@ -121,19 +121,21 @@ def frombuffer(wire, payload):
     return decode
 
 
-def _encode(impl, setup, tensorflow=False):
+def _encode(impl, setup, tensorflow=False, roundtrip=""):
     return Case(FORMAT, impl, ALL_INPUTS, setup, reference_decoder=decode_predict_response, requires=PROTOBUF,
-                libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES, response=True)
+                libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES, response=True,
+                roundtrip=roundtrip)
 
 
-def _decode(impl, setup, tensorflow=False):
+def _decode(impl, setup, tensorflow=False, roundtrip=""):
     return Case(FORMAT, impl, ALL_INPUTS, setup, source="response-direct", requires=PROTOBUF,
-                libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES, response=True)
+                libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES, response=True,
+                roundtrip=roundtrip)
 
 
 CASES = [
-    _encode("response-make-tensor-proto", make_tensor_proto, tensorflow=True),
+    _encode("response-make-tensor-proto", make_tensor_proto, tensorflow=True, roundtrip=FORMAT),
     _encode("response-direct", direct),
-    _decode("decode-response-make-ndarray", make_ndarray, tensorflow=True),
+    _decode("decode-response-make-ndarray", make_ndarray, tensorflow=True, roundtrip=FORMAT),
     _decode("decode-response-frombuffer", frombuffer),
 ]

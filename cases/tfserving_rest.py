@@ -20,10 +20,9 @@ import json
 import numpy as np
 
 from serialbench.case import Case
+from serialbench.inputs import ALL_INPUTS, ARRAY_INPUTS
 
 FORMAT = "tfserving-rest"
-ALL_INPUTS = ("float32", "png", "int32x3", "float64", "uint8", "bytes-batch")
-ARRAY_INPUTS = ("float32", "int32x3", "float64", "uint8")
 NUMPY_UNSUPPORTED = {
     "png": "a byte string is not an ndarray: the body is the orjson case's",
     "bytes-batch": "orjson's numpy support has no object arrays",
@@ -254,30 +253,33 @@ def _headers(wire):
     return {"Content-Type": "application/json"}
 
 
-def _case(impl, inputs, setup, requires=(), libraries=(), columnar=False, unsupported=None):
+def _case(impl, inputs, setup, requires=(), libraries=(), columnar=False, unsupported=None, roundtrip=""):
     return Case(FORMAT, impl, inputs, setup,
                 reference_decoder=decode_columnar_body if columnar else decode_row_body,
-                requires=requires, libraries=libraries, headers=_headers, unsupported=unsupported or {})
+                requires=requires, libraries=libraries, headers=_headers, unsupported=unsupported or {},
+                roundtrip=roundtrip, slow_at_1m=True)
 
 
-def _decoder(impl, source, load_loads, requires=(), libraries=()):
+def _decoder(impl, source, load_loads, requires=(), libraries=(), roundtrip=""):
     return Case(FORMAT, impl, ALL_INPUTS, _row_decoder(load_loads), source=source, requires=requires,
-                libraries=libraries)
+                libraries=libraries, roundtrip=roundtrip, slow_at_1m=True)
 
 
+# The round trip's two paths: one JSON library on both sides, the standard one and the fastest.
 UJSON, ORJSON = ("ujson",), ("orjson",)
+JSON_PATH, ORJSON_PATH = f"{FORMAT} json", f"{FORMAT} orjson"
 
 CASES = [
-    _case("json", ALL_INPUTS, stdlib_json),
+    _case("json", ALL_INPUTS, stdlib_json, roundtrip=JSON_PATH),
     _case("ujson", ALL_INPUTS, ujson_dumps, UJSON, UJSON),
-    _case("orjson", ALL_INPUTS, orjson_tolist, ORJSON, ORJSON),
+    _case("orjson", ALL_INPUTS, orjson_tolist, ORJSON, ORJSON, roundtrip=ORJSON_PATH),
     _case("orjson-numpy", ARRAY_INPUTS, orjson_numpy, ORJSON, ORJSON, unsupported=NUMPY_UNSUPPORTED),
     _case("json-columnar", ALL_INPUTS, stdlib_json_columnar, columnar=True),
     _case("ujson-columnar", ALL_INPUTS, ujson_columnar, UJSON, UJSON, columnar=True),
     _case("orjson-columnar", ALL_INPUTS, orjson_columnar, ORJSON, ORJSON, columnar=True),
     _case("orjson-numpy-columnar", ARRAY_INPUTS, orjson_numpy_columnar, ORJSON, ORJSON, columnar=True,
           unsupported=NUMPY_UNSUPPORTED),
-    _decoder("decode-json", "json", _stdlib_loads),
+    _decoder("decode-json", "json", _stdlib_loads, roundtrip=JSON_PATH),
     _decoder("decode-ujson", "ujson", _ujson_loads, UJSON, UJSON),
-    _decoder("decode-orjson", "orjson", _orjson_loads, ORJSON, ORJSON),
+    _decoder("decode-orjson", "orjson", _orjson_loads, ORJSON, ORJSON, roundtrip=ORJSON_PATH),
 ]

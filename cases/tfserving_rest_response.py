@@ -20,9 +20,17 @@ import json
 import numpy as np
 
 from serialbench.case import Case
+from serialbench.inputs import ALL_INPUTS, ARRAY_INPUTS
 
 from . import _responses
-from .tfserving_rest import ALL_INPUTS, ARRAY_INPUTS, NUMPY_UNSUPPORTED, _from_json, _instances_builder, _numpy_rows
+from .tfserving_rest import (
+    JSON_PATH,
+    NUMPY_UNSUPPORTED,
+    ORJSON_PATH,
+    _from_json,
+    _instances_builder,
+    _numpy_rows,
+)
 
 FORMAT = "tfserving-rest"
 
@@ -102,23 +110,24 @@ def _headers(wire):
     return {"Content-Type": "application/json"}
 
 
-def _encode(impl, inputs, setup, libraries=(), unsupported=None):
+def _encode(impl, inputs, setup, libraries=(), unsupported=None, roundtrip=""):
     return Case(FORMAT, impl, inputs, setup, reference_decoder=decode_predictions, requires=libraries,
-                libraries=libraries, headers=_headers, unsupported=unsupported or {}, response=True)
+                libraries=libraries, headers=_headers, unsupported=unsupported or {}, response=True,
+                roundtrip=roundtrip, slow_at_1m=True)
 
 
-def _decode(impl, source, module_name, libraries=()):
+def _decode(impl, source, module_name, libraries=(), roundtrip=""):
     return Case(FORMAT, impl, ALL_INPUTS, _decoder(module_name), source=source, requires=libraries,
-                libraries=libraries, response=True)
+                libraries=libraries, response=True, roundtrip=roundtrip, slow_at_1m=True)
 
 
 UJSON, ORJSON = ("ujson",), ("orjson",)
 CASES = [
-    _encode("response-json", ALL_INPUTS, stdlib_json),
+    _encode("response-json", ALL_INPUTS, stdlib_json, roundtrip=JSON_PATH),
     _encode("response-ujson", ALL_INPUTS, ujson_dumps, UJSON),
-    _encode("response-orjson", ALL_INPUTS, orjson_tolist, ORJSON),
+    _encode("response-orjson", ALL_INPUTS, orjson_tolist, ORJSON, roundtrip=ORJSON_PATH),
     _encode("response-orjson-numpy", ARRAY_INPUTS, orjson_numpy, ORJSON, unsupported=NUMPY_UNSUPPORTED),
-    _decode("decode-response-json", "response-json", "json"),
+    _decode("decode-response-json", "response-json", "json", roundtrip=JSON_PATH),
     _decode("decode-response-ujson", "response-ujson", "ujson", UJSON),
-    _decode("decode-response-orjson", "response-orjson", "orjson", ORJSON),
+    _decode("decode-response-orjson", "response-orjson", "orjson", ORJSON, roundtrip=ORJSON_PATH),
 ]

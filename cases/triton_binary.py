@@ -25,10 +25,9 @@ import struct
 import numpy as np
 
 from serialbench.case import Case
+from serialbench.inputs import ALL_INPUTS, ARRAY_INPUTS, BYTES_INPUTS
 
 from . import _kserve, _kserve_server
-
-ALL_INPUTS = _kserve.ALL_INPUTS
 
 
 def _header_builder(payload, dumps):
@@ -212,9 +211,9 @@ def kserve_from_bytes(wire, payload):
     return lambda: tensors(from_bytes(wire, json_length, model_name))
 
 
-def _case(impl, setup, requires, libraries, inputs=ALL_INPUTS):
+def _case(impl, setup, requires, libraries, inputs=ALL_INPUTS, roundtrip=""):
     return Case("triton-binary", impl, inputs, setup, reference_decoder=_kserve.decode_binary_body,
-                requires=requires, libraries=libraries, headers=_kserve.binary_headers)
+                requires=requires, libraries=libraries, headers=_kserve.binary_headers, roundtrip=roundtrip)
 
 
 CLIENT_BYTES = (("rapidjson", "tritonclient"), ("python-rapidjson", "tritonclient"))
@@ -222,13 +221,14 @@ CLIENT_BYTES = (("rapidjson", "tritonclient"), ("python-rapidjson", "tritonclien
 CASES = [
     _case("struct-pack", struct_pack, *CLIENT_BYTES),
     _case("join", join, *CLIENT_BYTES),
-    _case("tritonclient", tritonclient_http, ("tritonclient", "rapidjson", "geventhttpclient"), ("tritonclient",)),
+    _case("tritonclient", tritonclient_http, ("tritonclient", "rapidjson", "geventhttpclient"), ("tritonclient",),
+          roundtrip="triton-binary"),
     _case("zero-copy", zero_copy, ("rapidjson",), ("python-rapidjson",)),
-    _case("join-vectorised", join_vectorised, ("rapidjson",), ("python-rapidjson",), inputs=_kserve.BYTES_INPUTS),
+    _case("join-vectorised", join_vectorised, ("rapidjson",), ("python-rapidjson",), inputs=BYTES_INPUTS),
     Case("triton-binary", "decode-json", ALL_INPUTS, _body_decoder("json"), source="join"),
     Case("triton-binary", "decode-orjson", ALL_INPUTS, _body_decoder("orjson"), source="join",
          requires=("orjson",), libraries=("orjson",)),
-    Case("triton-binary", "decode-kserve", _kserve.ARRAY_INPUTS, kserve_from_bytes, source="join",
+    Case("triton-binary", "decode-kserve", ARRAY_INPUTS, kserve_from_bytes, source="join",
          requires=_kserve_server.REQUIRES, libraries=_kserve_server.LIBRARIES, install=_kserve_server.INSTALL,
-         unsupported=dict.fromkeys(_kserve.BYTES_INPUTS, _kserve_server.REFUSES_RAW_BYTES)),
+         unsupported=dict.fromkeys(BYTES_INPUTS, _kserve_server.REFUSES_RAW_BYTES), roundtrip="triton-binary"),
 ]

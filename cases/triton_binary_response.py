@@ -24,11 +24,11 @@ import json
 import numpy as np
 
 from serialbench.case import Case
+from serialbench.inputs import ALL_INPUTS
 
 from . import _kserve, _kserve_response, _kserve_server, _responses
 
 FORMAT = "triton-binary"
-ALL_INPUTS = _kserve.ALL_INPUTS
 
 
 def kserve_to_rest(payload):
@@ -115,22 +115,23 @@ def frombuffer(wire, payload):
     return decode
 
 
-def _encode(impl, setup, requires, libraries, install=""):
+def _encode(impl, setup, requires, libraries, install="", roundtrip=""):
     return Case(FORMAT, impl, ALL_INPUTS, setup, reference_decoder=decode_response_body, requires=requires,
-                libraries=libraries, headers=_kserve.binary_headers, install=install, response=True)
+                libraries=libraries, headers=_kserve.binary_headers, install=install, response=True,
+                roundtrip=roundtrip)
 
 
-def _decode(impl, setup, requires, libraries):
+def _decode(impl, setup, requires, libraries, roundtrip=""):
     return Case(FORMAT, impl, ALL_INPUTS, setup, source="response-join", requires=requires, libraries=libraries,
-                response=True)
+                response=True, roundtrip=roundtrip)
 
 
 ORJSON = ("orjson",)
 CASES = [
     _encode("response-kserve", kserve_to_rest, _kserve_server.REQUIRES, (*_kserve_server.LIBRARIES, "orjson"),
-            _kserve_server.INSTALL),
+            _kserve_server.INSTALL, roundtrip=FORMAT),
     _encode("response-join", join, ORJSON, ORJSON),
     _decode("decode-response-tritonclient", tritonclient_result, ("tritonclient", "rapidjson", "geventhttpclient"),
-            ("tritonclient", "python-rapidjson")),
+            ("tritonclient", "python-rapidjson"), roundtrip=FORMAT),
     _decode("decode-response-frombuffer", frombuffer, ORJSON, ORJSON),
 ]

@@ -14,7 +14,6 @@ import textwrap
 
 import pytest
 from serialbench.cases import (
-    _kserve,
     _kserve_response,
     kserve_grpc_response,
     kserve_json_response,
@@ -25,7 +24,7 @@ from serialbench.cases import (
 )
 
 from serialbench.catalog.fidelity import as_wire_bytes, differences
-from serialbench.catalog.inputs import make_payload
+from serialbench.catalog.inputs import ALL_INPUTS, ARRAY_INPUTS, make_payload
 from serialbench.catalog.registry import Benchmark, benchmark_metadata, prepare, select
 from tests.helpers import PROJECT_ROOT
 from tests.test_kserve_server import worker_imports
@@ -89,9 +88,9 @@ def body(module, impl, payload) -> bytes:
 
 
 @pytest.mark.parametrize("module, floor, inputs", [
-    (triton_binary_response, "response-join", _kserve.ALL_INPUTS),
-    (kserve_json_response, "response-orjson", _kserve.ARRAY_INPUTS),
-    (kserve_grpc_response, "response-raw", _kserve.ALL_INPUTS),
+    (triton_binary_response, "response-join", ALL_INPUTS),
+    (kserve_json_response, "response-orjson", ARRAY_INPUTS),
+    (kserve_grpc_response, "response-raw", ALL_INPUTS),
 ], ids=["triton-binary", "kserve-json", "kserve-grpc"])
 @pytest.mark.parametrize("tier", ("1K", "10K"))
 def test_the_decoders_read_kserve_s_own_bytes(module, floor, inputs, tier):

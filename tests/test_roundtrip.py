@@ -7,6 +7,7 @@ import pytest
 from serialbench.core.errors import UsageError
 from serialbench.results.files import load
 from serialbench.views.roundtrip import roundtrip_tables
+from tests.helpers import SMALLEST, assert_one_line_usage_error, serialbench
 from tests.test_golden import BASE_RUN, ROUND_TRIP_RUN, V2_PATH, benchmark, one_inference
 
 
@@ -46,3 +47,57 @@ def test_a_file_with_an_unknown_direction_is_refused_in_one_line(tmp_path):
     with pytest.raises(UsageError, match="direction 'sideways'; accepted: encode, decode, encode-response, "
                                          "decode-response"):
         load(path)
+
+
+TOY_FORMAT = '''
+import numpy as np
+
+from serialbench.case import Case
+
+
+def send(payload):
+    (tensor,) = payload.tensors
+    return tensor.value.tobytes
+
+
+def receive(wire, payload):
+    (tensor,) = payload.tensors
+    like = tensor.value
+    return lambda: [np.frombuffer(wire, like.dtype).reshape(like.shape)]
+
+
+def read_back(wire, payload):
+    return receive(wire, payload)()
+
+
+CASES = [
+    Case("toy", "send", ("float32",), send, reference_decoder=read_back, roundtrip="toy"),
+    Case("toy", "decode-receive", ("float32",), receive, source="send", roundtrip="toy"),
+    Case("toy", "reply", ("float32",), send, reference_decoder=read_back, response=True, roundtrip="toy"),
+    Case("toy", "decode-reply", ("float32",), receive, source="reply", response=True, roundtrip="toy"),
+]
+'''
+
+
+def test_a_format_from_a_case_directory_is_in_the_round_trip_with_nothing_else_changed(tmp_path):
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    (cases / "toy.py").write_text(TOY_FORMAT)
+    out = tmp_path / "toy.json"
+    run = serialbench("--cases", cases, "-b", "toy/*", "--tier", "1K", "--input", "float32", *SMALLEST, "-o", out)
+    assert run.returncode == 0, run.stderr.decode()
+    assert "toy (sum)" in run.stdout.decode()  # the run's summary
+    report = serialbench("report", out)  # no --cases: the result file says which benchmarks are its halves
+    lines = report.stdout.decode().splitlines()
+    assert report.returncode == 0, report.stderr.decode()
+    start = lines.index(next(line for line in lines if line.startswith("toy (sum)")))
+    assert [line.split()[0] for line in lines[start + 1 : start + 5]] == ["send", "decode-receive", "reply",
+                                                                          "decode-reply"]
+
+
+def test_two_cases_for_one_half_of_a_round_trip_are_refused(tmp_path):
+    twice = TOY_FORMAT + 'CASES.append(Case("toy", "send-again", ("float32",), send, roundtrip="toy"))\n'
+    (tmp_path / "twice.py").write_text(twice)
+    done = serialbench("list", "--cases", tmp_path)
+    assert assert_one_line_usage_error(done).endswith(
+        "toy/send and toy/send-again both declare the encode half of the 'toy' round trip; one case per half")

@@ -50,6 +50,11 @@ class Case:
     headers: HTTP headers a client sends with the body, `headers(wire) -> dict`.
     unsupported: input kinds this implementation cannot carry, each with the reason (e.g. raw
         bytes in JSON); `list` and `run` print the reason instead of leaving the input out silently.
+    roundtrip: the protocol (e.g. `triton-binary`, `tfserving-rest json`) whose real client or server
+        path this case is, in its direction: the round-trip view sums the four directions of each
+        protocol named here (views/roundtrip.py), and a result file records it per benchmark.
+    slow_at_1m: an op of up to seconds a call at 1M (a JSON text form): calibrate's default
+        selection leaves it out at that tier.
     """
 
     format: str
@@ -64,6 +69,8 @@ class Case:
     unsupported: Mapping[str, str] = field(default_factory=dict, compare=False)
     install: str = ""
     response: bool = False
+    roundtrip: str = ""
+    slow_at_1m: bool = False
     module: str = field(default="", compare=False)
 
     @property

@@ -22,11 +22,11 @@ from functools import cache
 
 import numpy as np
 
-from serialbench.catalog.inputs import Payload, Tensor, random_bytes
+from serialbench.catalog.inputs import ARRAY_INPUTS, BATCH, BYTES, INPUT_KINDS, Payload, Tensor, random_bytes
 
-ARRAY_KINDS = ("float32", "float64", "uint8", "int32x3")
-BYTES_KINDS = ("png",)
-BATCH_KINDS = ("bytes-batch",)
+ARRAY_KINDS = ARRAY_INPUTS
+BYTES_KINDS = tuple(name for name, kind in INPUT_KINDS.items() if kind.form == BYTES)
+BATCH_KINDS = tuple(name for name, kind in INPUT_KINDS.items() if kind.form == BATCH)
 EDGE_TIER = "edge"  # the Payload.tier of every edge input: they have one small size
 
 

@@ -131,26 +131,38 @@ def _int32x3(n: int) -> tuple[Tensor, ...]:
     return tuple(Tensor(f"input_{i}", int32_array(n, f"int32x3-{i}")) for i in range(3))
 
 
+# The form of a tensor's value, which decides what a wire format can carry: an ndarray of numbers,
+# one byte string (a BYTES element, a TF string scalar), or a batch of byte strings (an object array).
+ARRAY, BYTES, BATCH = "array", "bytes", "batch"
+
+
 @dataclass(frozen=True)
 class InputKind:
     name: str
     build: Callable[[int], tuple[Tensor, ...]]
     bytes_per_unit: int  # raw input bytes per element (or byte), to refuse oversize tiers early
+    form: str  # ARRAY, BYTES or BATCH: the form of its tensors
     default: bool = True  # part of the default run
 
 
 INPUT_KINDS: dict[str, InputKind] = {
     kind.name: kind
     for kind in (
-        InputKind("float32", _float32, 4),
-        InputKind("png", _png, 1),
-        InputKind("int32x3", _int32x3, 12),
+        InputKind("float32", _float32, 4, ARRAY),
+        InputKind("png", _png, 1, BYTES),
+        InputKind("int32x3", _int32x3, 12, ARRAY),
         # Not in the default run; chosen with --input.
-        InputKind("float64", lambda n: (Tensor("input", float64_array(n)),), 8, default=False),
-        InputKind("uint8", lambda n: (Tensor("images", uint8_images(n)),), 1, default=False),
-        InputKind("bytes-batch", lambda n: (Tensor("images", png_batch(n)),), 1, default=False),
+        InputKind("float64", lambda n: (Tensor("input", float64_array(n)),), 8, ARRAY, default=False),
+        InputKind("uint8", lambda n: (Tensor("images", uint8_images(n)),), 1, ARRAY, default=False),
+        InputKind("bytes-batch", lambda n: (Tensor("images", png_batch(n)),), 1, BATCH, default=False),
     )
 }
+
+# What a case declares it accepts (Case.inputs), by form, so that no case module keeps its own list
+# and a kind added here reaches every case that carries its form.
+ALL_INPUTS = tuple(INPUT_KINDS)
+ARRAY_INPUTS = tuple(name for name, kind in INPUT_KINDS.items() if kind.form == ARRAY)
+BYTES_INPUTS = tuple(name for name, kind in INPUT_KINDS.items() if kind.form in (BYTES, BATCH))
 
 
 def default_inputs() -> list[str]:

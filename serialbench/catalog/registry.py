@@ -6,6 +6,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +158,27 @@ def _check_unique(cases: Sequence[Case]) -> None:
             raise UsageError(f"{case.label} is declared twice ({seen[case.label]} and {case.module}); "
                              "names must be unique")
         seen[case.label] = case.module
+    halves: dict[tuple[str, str], str] = {}
+    for case in cases:
+        if not case.roundtrip:
+            continue
+        half = (case.roundtrip, case.direction)
+        if half in halves:
+            raise UsageError(f"{halves[half]} and {case.label} both declare the {case.direction} half of the "
+                             f"{case.roundtrip!r} round trip; one case per half")
+        halves[half] = case.label
+
+
+def roundtrip_halves(cases: Sequence[Case]) -> dict[tuple[str, str], tuple[str, str]]:
+    """(protocol, direction) -> (format, impl): the cases that declare a round trip's halves."""
+    return {(case.roundtrip, case.direction): (case.format, case.impl) for case in cases if case.roundtrip}
+
+
+@cache
+def builtin_roundtrip_halves() -> dict[tuple[str, str], tuple[str, str]]:
+    """roundtrip_halves of the built-in cases, whether or not their libraries are installed: the
+    round-trip view's reading of a result file from before files recorded them."""
+    return roundtrip_halves(discover([BUILTIN_CASES_DIR], lambda message: None))
 
 
 def find_case(cases: Sequence[Case], format: str, impl: str) -> Case:
@@ -209,6 +231,8 @@ def benchmark_metadata(bench: Benchmark, prepared: Prepared) -> dict:
         "input_bytes": prepared.payload.input_bytes,
         "payload_bytes": len(prepared.wire),
     }
+    if case.roundtrip:
+        data["serialbench_roundtrip"] = case.roundtrip
     for dist in ("numpy", *case.libraries):
         version = library_version(dist)
         if version:

@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from serialbench.catalog.discovery import BUILTIN_CASES_DIR, discover
 from serialbench.catalog.inputs import tier_order
 from serialbench.commands import options
 from serialbench.commands.options import add_session_arguments, budget_from, filter_args, interrupt_on_sigterm
@@ -37,8 +38,6 @@ from serialbench.measure.worktrees import work_tree
 from serialbench.verdicts.paired import PairedComparison, Row
 
 SELECTION_SIZE = 20  # spread evenly over the four tiers
-# At 1M a JSON op takes up to 2 s a call: a self-check of minutes leaves the text formats out there.
-SLOW_AT_1M = ("tfserving-rest", "kserve-json")
 SLOWDOWNS = "5"  # "5,2" adds a variant: a third more time
 FORMAT_PREFIX = "calibrate-"
 
@@ -73,15 +72,22 @@ def default_selection(side: Side, filters: list[str], size: int) -> list[str]:
         raise UsageError(f"nothing to calibrate on: {why}")
     if len(names) <= size:
         return names
+    # At 1M a JSON op takes up to 2 s a call: a self-check of minutes leaves out the cases that say so.
+    slow = slow_at_1m()
     tiers = tier_order(name.rsplit("/", 1)[1] for name in names)
     chosen = []
     for index, tier in enumerate(tiers):
         candidates = [name for name in names if name.endswith("/" + tier)
-                      and not (tier == "1M" and name.removeprefix(FORMAT_PREFIX).split("/")[0] in SLOW_AT_1M)]
+                      and not (tier == "1M" and name.removeprefix(FORMAT_PREFIX).rsplit("/", 2)[0] in slow)]
         share = size * (index + 1) // len(tiers) - size * index // len(tiers)
         step = max(len(candidates) / share, 1)
         chosen += [candidates[int(i * step)] for i in range(min(share, len(candidates)))]
     return [name for name in names if name in chosen]
+
+
+def slow_at_1m() -> set[str]:
+    """FORMAT/IMPL of each built-in case whose op takes up to seconds at 1M (Case.slow_at_1m)."""
+    return {case.label for case in discover([BUILTIN_CASES_DIR], lambda message: None) if case.slow_at_1m}
 
 
 def parse_slowdowns(text: str) -> list[float]:

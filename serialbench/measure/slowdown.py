@@ -156,6 +156,8 @@ def _slowed(case, slowdown: float, measured: Path):
 
 
 def slowed_cases(slowdown: float, prefix: str, measured: Path) -> list:
-    """Every built-in case, renamed prefix + format, its op slowed down by `slowdown`."""
-    return [dataclasses.replace(case, format=prefix + case.format, setup=_slowed(case, slowdown, measured), module="")
+    """Every built-in case, renamed prefix + format (and its round trip's protocol, which the built-in
+    case declares too), its op slowed down by `slowdown`."""
+    return [dataclasses.replace(case, format=prefix + case.format, setup=_slowed(case, slowdown, measured), module="",
+                                roundtrip=prefix + case.roundtrip if case.roundtrip else "")
             for case in discover([BUILTIN_CASES_DIR], lambda message: None)]

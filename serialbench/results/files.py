@@ -73,6 +73,13 @@ class Result:
         return f"{self.format}/{self.impl}"
 
     @property
+    def roundtrip(self) -> str:
+        """The protocol whose real path this benchmark is, as its case declared it (Case.roundtrip);
+        '' for none, or in a file written before the metadata recorded it."""
+        metadata = self.benchmark.get_metadata() if self.benchmark is not None else {}
+        return str(metadata.get("serialbench_roundtrip", ""))
+
+    @property
     def median(self) -> float | None:
         return statistics.median(self.values) if self.values else None
 
