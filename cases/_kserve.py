@@ -1,6 +1,9 @@
-"""KServe v2 / Triton facts shared by the triton-binary, kserve-json and kserve-grpc cases.
+"""KServe v2 / Triton facts and code shared by the triton-binary, kserve-json and kserve-grpc cases,
+requests and responses alike: datatypes, BYTES framing, the raw tensors of a body, tritonclient's
+HTTP request builder, the `data` list of a JSON body.
 
-Only the standard library and numpy here: case modules import this at discovery time.
+Only the standard library and numpy at import: case modules import this at discovery time; a
+library is imported inside the setup function that needs it.
 """
 
 from __future__ import annotations
@@ -130,22 +133,115 @@ def binary_headers(wire: bytes) -> dict[str, str]:
     }
 
 
-def decode_binary_body(wire: bytes, payload: Payload) -> list:
-    """Independent decoder of a binary-extension body: parse the header, slice the tensors."""
+def raw_tensor(datatype: str, raw, shape) -> np.ndarray:
+    """One tensor from its raw v2 bytes (an independent decoder's reading, untimed)."""
+    if datatype == "BYTES":
+        return bytes_tensor(split_bytes_elements(raw), shape)
+    return np.frombuffer(raw, dtype=DATATYPE_TO_NUMPY[datatype]).reshape(shape)
+
+
+def binary_body_entries(wire: bytes, key: str) -> list[tuple[dict, bytes]]:
+    """Independent reading of a binary-extension body: stdlib json parses the header; each entry of
+    `key` ("inputs", "outputs") with its raw bytes, every announced size checked against the body."""
     json_size = header_length(wire)
-    header = json.loads(wire[:json_size])
-    offset, tensors = json_size, []
-    for entry in header["inputs"]:
+    offset, found = json_size, []
+    for entry in json.loads(wire[:json_size])[key]:
         size = entry["parameters"]["binary_data_size"]
         raw = wire[offset : offset + size]
         if len(raw) != size:
             raise ValueError(f"{entry['name']}: {size} bytes announced, {len(raw)} present")
         offset += size
-        if entry["datatype"] == "BYTES":
-            tensors.append(bytes_tensor(split_bytes_elements(raw), entry["shape"]))
-        else:
-            dtype = DATATYPE_TO_NUMPY[entry["datatype"]]
-            tensors.append(np.frombuffer(raw, dtype=dtype).astype(dtype.newbyteorder("=")).reshape(entry["shape"]))
+        found.append((entry, raw))
     if offset != len(wire):
-        raise ValueError(f"{len(wire) - offset} bytes after the last tensor")
-    return tensors
+        raise ValueError(f"{len(wire) - offset} bytes after the last {key[:-1]}")
+    return found
+
+
+def decode_binary_body(wire: bytes, payload: Payload) -> list:
+    """Independent decoder of a binary-extension request: parse the header, slice the tensors."""
+    return [raw_tensor(entry["datatype"], raw, entry["shape"]) for entry, raw in binary_body_entries(wire, "inputs")]
+
+
+# Timed ops shared by two cases (a request's and a response's, or two forms of one client): each op
+# below is a case's timed region, moved here from the case modules with its body as it was.
+
+def binary_body_decoder(wire: bytes, loads, key: str, header_from_view: bool = False):
+    """decode() -> the tensors of a binary-extension body: `loads` parses the JSON header (from the
+    body's bytes, or from a memoryview of them with `header_from_view`), then each tensor of `key`
+    is sliced out of the body without copying it (`np.frombuffer` on a memoryview). The header
+    length comes from the Inference-Header-Content-Length HTTP header, known before timing."""
+    json_size = header_length(wire)
+    view = memoryview(wire)
+    header_source = view if header_from_view else wire
+    frombuffer, to_numpy = np.frombuffer, DATATYPE_TO_NUMPY
+    split, to_bytes_tensor = split_bytes_elements, bytes_tensor
+
+    def decode():
+        offset, tensors = json_size, []
+        for entry in loads(header_source[:json_size])[key]:
+            size = entry["parameters"]["binary_data_size"]
+            chunk = view[offset : offset + size]
+            offset += size
+            if entry["datatype"] == "BYTES":
+                tensors.append(to_bytes_tensor(split(chunk), entry["shape"]))
+            else:
+                tensors.append(frombuffer(chunk, dtype=to_numpy[entry["datatype"]]).reshape(entry["shape"]))
+        return tensors
+
+    return decode
+
+
+def raw_contents_decoder(wire: bytes, from_string, tensors_field: str, contents_field: str):
+    """decode() -> the tensors of a gRPC message (ModelInferRequest or ModelInferResponse): parse it,
+    then `np.frombuffer` on the raw contents of each tensor (`inputs`/`raw_input_contents`, or
+    `outputs`/`raw_output_contents`)."""
+    frombuffer, to_numpy = np.frombuffer, DATATYPE_TO_NUMPY
+    split, to_bytes_tensor = split_bytes_elements, bytes_tensor
+
+    def decode():
+        message = from_string(wire)
+        tensors = []
+        for tensor, content in zip(getattr(message, tensors_field), getattr(message, contents_field)):
+            if tensor.datatype == "BYTES":
+                tensors.append(to_bytes_tensor(split(content), tensor.shape))
+            else:
+                tensors.append(frombuffer(content, dtype=to_numpy[tensor.datatype]).reshape(tensor.shape))
+        return tensors
+
+    return decode
+
+
+def tritonclient_http_body(payload: Payload, binary_data: bool):
+    """encode() -> the body tritonclient's HTTP client sends: an InferInput per tensor,
+    `set_data_from_numpy(binary_data=...)` (the binary extension, or a JSON `data` list), and
+    `InferenceServerClient.generate_request_body` (a static method: no connection)."""
+    from tritonclient.http import InferenceServerClient, InferInput
+
+    specs = [(t.name, shape(t.value), datatype(t.value), t.value) for t in payload.tensors]
+    generate_request_body = InferenceServerClient.generate_request_body
+
+    def encode():
+        inputs = []
+        for name, input_shape, input_datatype, value in specs:
+            infer_input = InferInput(name, input_shape, input_datatype)
+            array = object_array(value) if input_datatype == "BYTES" else value
+            infer_input.set_data_from_numpy(array, binary_data=binary_data)
+            inputs.append(infer_input)
+        body, _json_size = generate_request_body(inputs)
+        return body
+
+    return encode
+
+
+# A JSON body's `data`, flat and row-major. Byte strings are handed to the JSON library as they are,
+# only so that an unsupported input run anyway (`verify`) shows the library's own refusal.
+
+def data_list(value):
+    """`data` as Python objects, one per element (`tolist()`), for any JSON library."""
+    return bytes_elements(value) if is_bytes(value) else value.ravel().tolist()
+
+
+def data_array(value):
+    """`data` as a flat ndarray, for orjson's numpy support: a view of a C-contiguous array,
+    whose buffer orjson reads itself."""
+    return object_array(value).ravel() if is_bytes(value) else value.ravel()

@@ -124,11 +124,7 @@ def decode_request(wire, payload):
     for index, tensor in enumerate(request.inputs):
         shape = list(tensor.shape)
         if raw_contents:
-            if tensor.datatype == "BYTES":
-                tensors.append(_kserve.bytes_tensor(_kserve.split_bytes_elements(raw_contents[index]), shape))
-            else:
-                dtype = _kserve.DATATYPE_TO_NUMPY[tensor.datatype]
-                tensors.append(np.frombuffer(raw_contents[index], dtype=dtype).reshape(shape))
+            tensors.append(_kserve.raw_tensor(tensor.datatype, raw_contents[index], shape))
         else:
             values = list(getattr(tensor.contents, TYPED_FIELD[tensor.datatype]))
             if tensor.datatype == "BYTES":
@@ -142,21 +138,8 @@ def decode_raw(wire, payload):
     """A server reading raw_input_contents: parse, then `np.frombuffer` on each input's bytes."""
     from tritonclient.grpc import service_pb2
 
-    from_string = service_pb2.ModelInferRequest.FromString
-    frombuffer, to_numpy = np.frombuffer, _kserve.DATATYPE_TO_NUMPY
-    split, bytes_tensor = _kserve.split_bytes_elements, _kserve.bytes_tensor
-
-    def decode():
-        request = from_string(wire)
-        tensors = []
-        for tensor, content in zip(request.inputs, request.raw_input_contents):
-            if tensor.datatype == "BYTES":
-                tensors.append(bytes_tensor(split(content), tensor.shape))
-            else:
-                tensors.append(frombuffer(content, dtype=to_numpy[tensor.datatype]).reshape(tensor.shape))
-        return tensors
-
-    return decode
+    return _kserve.raw_contents_decoder(wire, service_pb2.ModelInferRequest.FromString, "inputs",
+                                        "raw_input_contents")
 
 
 def decode_typed(wire, payload):

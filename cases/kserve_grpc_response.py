@@ -17,8 +17,6 @@ Client side (decode-response), from response-raw's bytes (KServe's) to the array
 
 from __future__ import annotations
 
-import numpy as np
-
 from serialbench.case import Case
 from serialbench.inputs import ALL_INPUTS
 
@@ -66,14 +64,8 @@ def decode_response_body(wire, payload):
     response = service_pb2.ModelInferResponse.FromString(wire)
     if len(response.raw_output_contents) != len(response.outputs):
         raise ValueError(f"{len(response.outputs)} outputs but {len(response.raw_output_contents)} raw contents")
-    by_name = {}
-    for tensor, content in zip(response.outputs, response.raw_output_contents, strict=True):
-        shape = list(tensor.shape)
-        if tensor.datatype == "BYTES":
-            by_name[tensor.name] = _kserve.bytes_tensor(_kserve.split_bytes_elements(content), shape)
-        else:
-            dtype = _kserve.DATATYPE_TO_NUMPY[tensor.datatype]
-            by_name[tensor.name] = np.frombuffer(content, dtype=dtype).reshape(shape)
+    by_name = {tensor.name: _kserve.raw_tensor(tensor.datatype, content, list(tensor.shape))
+               for tensor, content in zip(response.outputs, response.raw_output_contents, strict=True)}
     return [by_name[name] for name in _responses.output_names(payload)]
 
 
@@ -92,21 +84,8 @@ def tritonclient_result(wire, payload):
 def frombuffer(wire, payload):
     from tritonclient.grpc import service_pb2
 
-    from_string = service_pb2.ModelInferResponse.FromString
-    np_frombuffer, to_numpy = np.frombuffer, _kserve.DATATYPE_TO_NUMPY
-    split, bytes_tensor = _kserve.split_bytes_elements, _kserve.bytes_tensor
-
-    def decode():
-        response = from_string(wire)
-        tensors = []
-        for tensor, content in zip(response.outputs, response.raw_output_contents):
-            if tensor.datatype == "BYTES":
-                tensors.append(bytes_tensor(split(content), tensor.shape))
-            else:
-                tensors.append(np_frombuffer(content, dtype=to_numpy[tensor.datatype]).reshape(tensor.shape))
-        return tensors
-
-    return decode
+    return _kserve.raw_contents_decoder(wire, service_pb2.ModelInferResponse.FromString, "outputs",
+                                        "raw_output_contents")
 
 
 def _case(impl, setup, **kwargs):

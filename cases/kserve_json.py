@@ -48,60 +48,34 @@ def _body_builder(payload, flat_data):
     return body
 
 
-# Byte strings are handed to the JSON library as they are, only so that an unsupported input run
-# anyway (`verify`) shows the library's own refusal.
-def _tolist(value):
-    return _kserve.bytes_elements(value) if _kserve.is_bytes(value) else value.ravel().tolist()
-
-
-def _ravel(value):
-    # A view of a C-contiguous array: orjson reads its buffer itself.
-    return _kserve.object_array(value).ravel() if _kserve.is_bytes(value) else value.ravel()
-
-
 def stdlib_json(payload):
-    body, dumps = _body_builder(payload, _tolist), json.dumps
+    body, dumps = _body_builder(payload, _kserve.data_list), json.dumps
     return lambda: dumps(body()).encode()
 
 
 def ujson_dumps(payload):
     import ujson
 
-    body, dumps = _body_builder(payload, _tolist), ujson.dumps
+    body, dumps = _body_builder(payload, _kserve.data_list), ujson.dumps
     return lambda: dumps(body()).encode()
 
 
 def orjson_tolist(payload):
     import orjson
 
-    body, dumps = _body_builder(payload, _tolist), orjson.dumps
+    body, dumps = _body_builder(payload, _kserve.data_list), orjson.dumps
     return lambda: dumps(body())
 
 
 def orjson_numpy(payload):
     import orjson
 
-    body, dumps, option = _body_builder(payload, _ravel), orjson.dumps, orjson.OPT_SERIALIZE_NUMPY
+    body, dumps, option = _body_builder(payload, _kserve.data_array), orjson.dumps, orjson.OPT_SERIALIZE_NUMPY
     return lambda: dumps(body(), option=option)
 
 
 def tritonclient_json(payload):
-    from tritonclient.http import InferenceServerClient, InferInput
-
-    specs = [(t.name, _kserve.shape(t.value), _kserve.datatype(t.value), t.value) for t in payload.tensors]
-    generate_request_body = InferenceServerClient.generate_request_body
-
-    def encode():
-        inputs = []
-        for name, shape, datatype, value in specs:
-            infer_input = InferInput(name, shape, datatype)
-            array = _kserve.object_array(value) if datatype == "BYTES" else value
-            infer_input.set_data_from_numpy(array, binary_data=False)
-            inputs.append(infer_input)
-        body, _json_size = generate_request_body(inputs)
-        return body
-
-    return encode
+    return _kserve.tritonclient_http_body(payload, binary_data=False)
 
 
 def _b64_body_builder(payload):

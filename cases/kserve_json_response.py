@@ -73,25 +73,17 @@ def _body_builder(payload, data):
     return body
 
 
-def _tolist(value):
-    return _kserve.bytes_elements(value) if _kserve.is_bytes(value) else value.ravel().tolist()
-
-
-def _ravel(value):
-    return _kserve.object_array(value).ravel() if _kserve.is_bytes(value) else value.ravel()
-
-
 def orjson_tolist(payload):
     import orjson
 
-    body, dumps = _body_builder(payload, _tolist), orjson.dumps
+    body, dumps = _body_builder(payload, _kserve.data_list), orjson.dumps
     return lambda: dumps(body())
 
 
 def orjson_numpy(payload):
     import orjson
 
-    body, dumps, option = _body_builder(payload, _ravel), orjson.dumps, orjson.OPT_SERIALIZE_NUMPY
+    body, dumps, option = _body_builder(payload, _kserve.data_array), orjson.dumps, orjson.OPT_SERIALIZE_NUMPY
     return lambda: dumps(body(), option=option)
 
 

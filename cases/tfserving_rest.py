@@ -15,6 +15,7 @@ Decode cases (`decode-...`) are the server's side of the row form: the library's
 from __future__ import annotations
 
 import base64
+import importlib
 import json
 
 import numpy as np
@@ -89,71 +90,58 @@ def _as_is(array):
     return array
 
 
-# Row form ------------------------------------------------------------------------------------
+# Encode cases: one body per JSON library and form -------------------------------------------
 
-def stdlib_json(payload):
-    instances = _instances_builder(payload, _tolist)
-    dumps = json.dumps
-    return lambda: dumps({"instances": instances()}).encode()
+def json_body(key, make_value, module_name):
+    """setup(payload) -> op: the body `{key: value()}` dumped by `module_name` (json, ujson, orjson),
+    the value built at each call by the function make_value(payload) returns. stdlib json and
+    ujson return str, encoded to UTF-8 as a client sends it; orjson returns the bytes."""
 
+    def setup(payload):
+        value, dumps = make_value(payload), importlib.import_module(module_name).dumps
+        if module_name == "orjson":
+            return lambda: dumps({key: value()})
+        return lambda: dumps({key: value()}).encode()
 
-def ujson_dumps(payload):
-    import ujson
-
-    instances = _instances_builder(payload, _tolist)
-    dumps = ujson.dumps
-    return lambda: dumps({"instances": instances()}).encode()
-
-
-def orjson_tolist(payload):
-    import orjson
-
-    instances = _instances_builder(payload, _tolist)
-    dumps = orjson.dumps
-    return lambda: dumps({"instances": instances()})
+    return setup
 
 
-def orjson_numpy(payload):
-    import orjson
+def numpy_body(key, make_value, one_array_as_is=False):
+    """setup(payload) -> op: `{key: value()}` dumped by orjson with its native numpy support
+    (ndarrays in the value, no Python list). With `one_array_as_is`, a payload of one tensor is
+    the array itself: the row form of one input, whose rows are the instances."""
 
-    dumps, option = orjson.dumps, orjson.OPT_SERIALIZE_NUMPY
-    if len(payload.tensors) == 1:
-        array = payload.tensors[0].value
-        return lambda: dumps({"instances": array}, option=option)
-    instances = _instances_builder(payload, _numpy_rows)
-    return lambda: dumps({"instances": instances()}, option=option)
+    def setup(payload):
+        import orjson
 
+        dumps, option = orjson.dumps, orjson.OPT_SERIALIZE_NUMPY
+        if one_array_as_is and len(payload.tensors) == 1:
+            array = payload.tensors[0].value
+            return lambda: dumps({key: array}, option=option)
+        value = make_value(payload)
+        return lambda: dumps({key: value()}, option=option)
 
-# Columnar form -------------------------------------------------------------------------------
-
-def stdlib_json_columnar(payload):
-    inputs = _inputs_builder(payload, _tolist)
-    dumps = json.dumps
-    return lambda: dumps({"inputs": inputs()}).encode()
-
-
-def ujson_columnar(payload):
-    import ujson
-
-    inputs = _inputs_builder(payload, _tolist)
-    dumps = ujson.dumps
-    return lambda: dumps({"inputs": inputs()}).encode()
+    return setup
 
 
-def orjson_columnar(payload):
-    import orjson
-
-    inputs = _inputs_builder(payload, _tolist)
-    dumps = orjson.dumps
-    return lambda: dumps({"inputs": inputs()})
+def rows(array_to_json):
+    """make_value for the row form: the `instances` list."""
+    return lambda payload: _instances_builder(payload, array_to_json)
 
 
-def orjson_numpy_columnar(payload):
-    import orjson
+def columns(array_to_json):
+    """make_value for the columnar form: the `inputs` value."""
+    return lambda payload: _inputs_builder(payload, array_to_json)
 
-    dumps, option = orjson.dumps, orjson.OPT_SERIALIZE_NUMPY
-    inputs = _inputs_builder(payload, _as_is)
-    return lambda: dumps({"inputs": inputs()}, option=option)
+
+stdlib_json = json_body("instances", rows(_tolist), "json")
+ujson_dumps = json_body("instances", rows(_tolist), "ujson")
+orjson_tolist = json_body("instances", rows(_tolist), "orjson")
+orjson_numpy = numpy_body("instances", rows(_numpy_rows), one_array_as_is=True)
+stdlib_json_columnar = json_body("inputs", columns(_tolist), "json")
+ujson_columnar = json_body("inputs", columns(_tolist), "ujson")
+orjson_columnar = json_body("inputs", columns(_tolist), "orjson")
+orjson_numpy_columnar = numpy_body("inputs", columns(_as_is))
 
 
 # Independent decoders (stdlib json) ----------------------------------------------------------

@@ -30,47 +30,23 @@ from .tfserving_rest import (
     _from_json,
     _instances_builder,
     _numpy_rows,
+    _tolist,
+    json_body,
+    numpy_body,
 )
 
 FORMAT = "tfserving-rest"
 
 
-def _predictions_builder(payload, array_to_json):
-    return _instances_builder(_responses.as_outputs(payload), array_to_json)
+def _predictions(array_to_json):
+    """make_value for the `predictions` list: the row form of the outputs."""
+    return lambda payload: _instances_builder(_responses.as_outputs(payload), array_to_json)
 
 
-def _tolist(array):
-    return array.tolist()
-
-
-def stdlib_json(payload):
-    predictions, dumps = _predictions_builder(payload, _tolist), json.dumps
-    return lambda: dumps({"predictions": predictions()}).encode()
-
-
-def ujson_dumps(payload):
-    import ujson
-
-    predictions, dumps = _predictions_builder(payload, _tolist), ujson.dumps
-    return lambda: dumps({"predictions": predictions()}).encode()
-
-
-def orjson_tolist(payload):
-    import orjson
-
-    predictions, dumps = _predictions_builder(payload, _tolist), orjson.dumps
-    return lambda: dumps({"predictions": predictions()})
-
-
-def orjson_numpy(payload):
-    import orjson
-
-    dumps, option = orjson.dumps, orjson.OPT_SERIALIZE_NUMPY
-    if len(payload.tensors) == 1:
-        array = payload.tensors[0].value
-        return lambda: dumps({"predictions": array}, option=option)
-    predictions = _predictions_builder(payload, _numpy_rows)
-    return lambda: dumps({"predictions": predictions()}, option=option)
+stdlib_json = json_body("predictions", _predictions(_tolist), "json")
+ujson_dumps = json_body("predictions", _predictions(_tolist), "ujson")
+orjson_tolist = json_body("predictions", _predictions(_tolist), "orjson")
+orjson_numpy = numpy_body("predictions", _predictions(_numpy_rows), one_array_as_is=True)
 
 
 def decode_predictions(wire, payload):

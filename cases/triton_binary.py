@@ -153,22 +153,7 @@ def _contiguous_view(array):
 
 
 def tritonclient_http(payload):
-    from tritonclient.http import InferenceServerClient, InferInput
-
-    specs = [(t.name, _kserve.shape(t.value), _kserve.datatype(t.value), t.value) for t in payload.tensors]
-    generate_request_body = InferenceServerClient.generate_request_body
-
-    def encode():
-        inputs = []
-        for name, shape, datatype, value in specs:
-            infer_input = InferInput(name, shape, datatype)
-            array = _kserve.object_array(value) if datatype == "BYTES" else value
-            infer_input.set_data_from_numpy(array, binary_data=True)
-            inputs.append(infer_input)
-        body, _json_size = generate_request_body(inputs)
-        return body
-
-    return encode
+    return _kserve.tritonclient_http_body(payload, binary_data=True)
 
 
 def _body_decoder(module_name):
@@ -176,26 +161,7 @@ def _body_decoder(module_name):
     slices each tensor out of the body without copying it (`np.frombuffer` on a memoryview)."""
 
     def setup(wire, payload):
-        loads = __import__(module_name).loads
-        json_size = _kserve.header_length(wire)  # the Inference-Header-Content-Length header
-        view = memoryview(wire)
-        frombuffer, to_numpy = np.frombuffer, _kserve.DATATYPE_TO_NUMPY
-        split, bytes_tensor = _kserve.split_bytes_elements, _kserve.bytes_tensor
-
-        def decode():
-            header = loads(wire[:json_size])
-            offset, tensors = json_size, []
-            for entry in header["inputs"]:
-                size = entry["parameters"]["binary_data_size"]
-                chunk = view[offset : offset + size]
-                offset += size
-                if entry["datatype"] == "BYTES":
-                    tensors.append(bytes_tensor(split(chunk), entry["shape"]))
-                else:
-                    tensors.append(frombuffer(chunk, dtype=to_numpy[entry["datatype"]]).reshape(entry["shape"]))
-            return tensors
-
-        return decode
+        return _kserve.binary_body_decoder(wire, __import__(module_name).loads, "inputs")
 
     return setup
 

@@ -19,10 +19,6 @@ worker) to the arrays:
 
 from __future__ import annotations
 
-import json
-
-import numpy as np
-
 from serialbench.case import Case
 from serialbench.inputs import ALL_INPUTS
 
@@ -61,21 +57,8 @@ def join(payload):
 
 def decode_response_body(wire, payload):
     """Independent decoder: stdlib json for the header, each output by its name, sliced."""
-    json_size = _kserve.header_length(wire)
-    offset, by_name = json_size, {}
-    for entry in json.loads(wire[:json_size])["outputs"]:
-        size = entry["parameters"]["binary_data_size"]
-        raw = wire[offset : offset + size]
-        if len(raw) != size:
-            raise ValueError(f"{entry['name']}: {size} bytes announced, {len(raw)} present")
-        offset += size
-        if entry["datatype"] == "BYTES":
-            by_name[entry["name"]] = _kserve.bytes_tensor(_kserve.split_bytes_elements(raw), entry["shape"])
-        else:
-            dtype = _kserve.DATATYPE_TO_NUMPY[entry["datatype"]]
-            by_name[entry["name"]] = np.frombuffer(raw, dtype=dtype).reshape(entry["shape"])
-    if offset != len(wire):
-        raise ValueError(f"{len(wire) - offset} bytes after the last output")
+    by_name = {entry["name"]: _kserve.raw_tensor(entry["datatype"], raw, entry["shape"])
+               for entry, raw in _kserve.binary_body_entries(wire, "outputs")}
     return [by_name[name] for name in _responses.output_names(payload)]
 
 
@@ -95,24 +78,7 @@ def tritonclient_result(wire, payload):
 def frombuffer(wire, payload):
     import orjson
 
-    json_size = _kserve.header_length(wire)
-    view, loads = memoryview(wire), orjson.loads
-    np_frombuffer, to_numpy = np.frombuffer, _kserve.DATATYPE_TO_NUMPY
-    split, bytes_tensor = _kserve.split_bytes_elements, _kserve.bytes_tensor
-
-    def decode():
-        offset, tensors = json_size, []
-        for entry in loads(view[:json_size])["outputs"]:
-            size = entry["parameters"]["binary_data_size"]
-            chunk = view[offset : offset + size]
-            offset += size
-            if entry["datatype"] == "BYTES":
-                tensors.append(bytes_tensor(split(chunk), entry["shape"]))
-            else:
-                tensors.append(np_frombuffer(chunk, dtype=to_numpy[entry["datatype"]]).reshape(entry["shape"]))
-        return tensors
-
-    return decode
+    return _kserve.binary_body_decoder(wire, orjson.loads, "outputs", header_from_view=True)
 
 
 def _encode(impl, setup, requires, libraries, install="", roundtrip=""):
