@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import struct
+import sys
 
 import numpy as np
 
@@ -32,6 +33,23 @@ NUMPY_TO_DATATYPE = {
 # Little-endian, as every v2 body carries them; equal to the native dtypes on little-endian hosts.
 DATATYPE_TO_NUMPY = {name: dtype.newbyteorder("<") for dtype, name in NUMPY_TO_DATATYPE.items()}
 
+# BF16 is numpy's only through ml_dtypes (as tritonclient has it): it joins both tables once a
+# payload with bfloat16 has imported ml_dtypes (with_bfloat16), so no other worker imports it.
+BF16 = "BF16"
+# The v2 spec's JSON has no 16-bit float type ("the binary tensor data extension ... is particularly
+# useful for sending and receiving FP16 data"); for BF16 the clients say it outright.
+BF16_HAS_NO_JSON = ("BF16 has no JSON form: tritonclient refuses it ('BF16 inputs must be sent as binary data over "
+                    "HTTP'); it goes in a triton-binary body or over kserve-grpc")
+
+
+def with_bfloat16() -> None:
+    """Add BF16 to the datatype tables if ml_dtypes is imported (by a payload that holds bfloat16)."""
+    ml_dtypes = sys.modules.get("ml_dtypes")
+    if ml_dtypes is not None and BF16 not in DATATYPE_TO_NUMPY:
+        dtype = np.dtype(ml_dtypes.bfloat16)
+        NUMPY_TO_DATATYPE[dtype] = BF16
+        DATATYPE_TO_NUMPY[BF16] = dtype
+
 # gRPC names the model in the request; HTTP puts it in the URL.
 MODEL_NAME = "model"
 
@@ -45,6 +63,7 @@ def datatype(value) -> str:
     """The v2 datatype of one input (whatever its byte order: that is the raw paths' concern)."""
     if is_bytes(value):
         return "BYTES"
+    with_bfloat16()
     try:
         return NUMPY_TO_DATATYPE[value.dtype.newbyteorder("=")]
     except KeyError:
@@ -135,6 +154,7 @@ def binary_headers(wire: bytes) -> dict[str, str]:
 
 def raw_tensor(datatype: str, raw, shape) -> np.ndarray:
     """One tensor from its raw v2 bytes (an independent decoder's reading, untimed)."""
+    with_bfloat16()
     if datatype == "BYTES":
         return bytes_tensor(split_bytes_elements(raw), shape)
     return np.frombuffer(raw, dtype=DATATYPE_TO_NUMPY[datatype]).reshape(shape)
@@ -173,6 +193,7 @@ def binary_body_decoder(wire: bytes, loads, key: str, header_from_view: bool = F
     json_size = header_length(wire)
     view = memoryview(wire)
     header_source = view if header_from_view else wire
+    with_bfloat16()
     frombuffer, to_numpy = np.frombuffer, DATATYPE_TO_NUMPY
     split, to_bytes_tensor = split_bytes_elements, bytes_tensor
 
@@ -195,6 +216,7 @@ def raw_contents_decoder(wire: bytes, from_string, tensors_field: str, contents_
     """decode() -> the tensors of a gRPC message (ModelInferRequest or ModelInferResponse): parse it,
     then `np.frombuffer` on the raw contents of each tensor (`inputs`/`raw_input_contents`, or
     `outputs`/`raw_output_contents`)."""
+    with_bfloat16()
     frombuffer, to_numpy = np.frombuffer, DATATYPE_TO_NUMPY
     split, to_bytes_tensor = split_bytes_elements, bytes_tensor
 

@@ -31,6 +31,18 @@ REFUSES_RAW_BYTES = ("KServe's from_bytes decodes every BYTES element of a binar
                      "one that is not (a Python KServe server cannot take this body) and hands str to the model")
 
 
+# The 16-bit floats (kserve/protocol/infer_type.py and kserve/utils/numpy_codec.py, 0.21).
+REFUSES_BF16 = ("KServe 0.21 has no BF16: its numpy codec (kserve/utils/numpy_codec.py) maps no dtype to it, "
+                "so it reads and writes no BF16 tensor")
+REFUSES_JSON_FP16 = ("KServe refuses FP16 in a JSON body ('Sending FP16 data via JSON is not supported. Please use "
+                     "the binary data format'): the v2 spec's JSON has no 16-bit float type")
+GRPC_RESPONSE_FP16 = ("KServe 0.21's InferResponse.to_grpc() sends FP16 outputs raw but first tests the array for "
+                      "truth ('if use_raw_outputs and infer_output.data'): ValueError for any FP16 output of more "
+                      "than one element")
+BINARY_DECODE = {"bfloat16": REFUSES_BF16}  # a binary body or raw contents: FP16 is read as it is
+JSON_DECODE = {"float16": REFUSES_JSON_FP16, "bfloat16": REFUSES_BF16}
+
+
 def infer_type():
     """`kserve.protocol.infer_type`, with KServe's gRPC messages in their own descriptor pool."""
     _load_messages_in_own_pool()

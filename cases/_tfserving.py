@@ -25,7 +25,7 @@ SIGNATURE_NAME = "serving_default"
 
 # tensorflow/core/framework/types.proto (tests/test_tfserving_grpc.py checks them against it).
 DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_STRING = 1, 2, 3, 4, 5, 6, 7
-DT_INT64, DT_BOOL, DT_UINT16, DT_HALF, DT_UINT32, DT_UINT64 = 9, 10, 17, 19, 22, 23
+DT_INT64, DT_BOOL, DT_BFLOAT16, DT_UINT16, DT_HALF, DT_UINT32, DT_UINT64 = 9, 10, 14, 17, 19, 22, 23
 
 # The dtypes whose values `tf.make_tensor_proto` writes as `tensor_content` (little-endian,
 # row-major), and the typed field it falls back to; bool and uint16 only ever go typed.
@@ -58,6 +58,20 @@ TYPED_FIELD = {
     DT_UINT64: "uint64_val",
     DT_BOOL: "bool_val",
 }
+# The 16-bit floats whose typed field, half_val, holds their bit patterns as integers.
+BIT_PATTERNS = {DT_HALF: np.dtype(np.float16)}
+
+
+def with_bfloat16() -> None:
+    """Add DT_BFLOAT16 to the tables if ml_dtypes is imported (by a payload that holds bfloat16): numpy
+    has bfloat16 only through it (as TensorFlow has), and no other worker should import it."""
+    ml_dtypes = sys.modules.get("ml_dtypes")
+    if ml_dtypes is not None and DT_BFLOAT16 not in NUMPY_DTYPE:
+        dtype = np.dtype(ml_dtypes.bfloat16)
+        DATATYPE[dtype] = DT_BFLOAT16
+        NUMPY_DTYPE[DT_BFLOAT16] = dtype
+        TYPED_FIELD[DT_BFLOAT16] = "half_val"
+        BIT_PATTERNS[DT_BFLOAT16] = dtype
 
 _TENSORFLOW = "tensorflow"
 
@@ -171,6 +185,7 @@ def decode_predict_request(wire: bytes, payload) -> list:
 
 def tensor_value(proto):
     """A TensorProto's value: an ndarray, a byte string (a string scalar) or an object array."""
+    with_bfloat16()
     shape = [dim.size for dim in proto.tensor_shape.dim]
     size = int(np.prod(shape, dtype=np.int64))
     if proto.dtype == DT_STRING:
@@ -186,6 +201,6 @@ def tensor_value(proto):
     values = list(getattr(proto, TYPED_FIELD[proto.dtype]))
     if len(values) < size:  # make_tensor_proto writes one value for a constant tensor: pad with the last
         values += values[-1:] * (size - len(values))
-    if proto.dtype == DT_HALF:
-        return np.array(values, dtype=np.uint16).view(np.float16).reshape(shape)
+    if proto.dtype in BIT_PATTERNS:
+        return np.array(values, dtype=np.uint16).view(BIT_PATTERNS[proto.dtype]).reshape(shape)
     return np.array(values, dtype=dtype).reshape(shape)

@@ -95,7 +95,8 @@ def _case(impl, setup, **kwargs):
 CASES = [
     _case("response-kserve", kserve_to_grpc, reference_decoder=decode_response_body,
           requires=(*_kserve_server.REQUIRES, *REQUIRES), libraries=(*_kserve_server.LIBRARIES, "protobuf"),
-          install=_kserve_server.INSTALL, roundtrip=FORMAT),
+          install=_kserve_server.INSTALL, roundtrip=FORMAT,
+          refuses={"float16": _kserve_server.GRPC_RESPONSE_FP16, "bfloat16": _kserve_server.REFUSES_BF16}),
     _case("response-raw", raw, reference_decoder=decode_response_body, requires=REQUIRES, libraries=LIBRARIES),
     _case("decode-response-tritonclient", tritonclient_result, source="response-raw", requires=REQUIRES,
           libraries=LIBRARIES, roundtrip=FORMAT),

@@ -31,6 +31,7 @@ from . import _kserve, _kserve_server
 FORMAT = "kserve-json"
 NO_RAW_BYTES = dict.fromkeys(
     BYTES_INPUTS, "JSON cannot carry raw bytes; kserve-json/json-b64 sends them as base64")
+NO_BF16 = {"bfloat16": _kserve.BF16_HAS_NO_JSON}
 CLIENT_REFUSES_BYTES = dict.fromkeys(
     BYTES_INPUTS, "tritonclient's JSON path refuses non-UTF-8 bytes; kserve-json/json-b64 sends them as base64")
 
@@ -164,11 +165,13 @@ def _headers(wire):
 
 def _case(impl, setup, requires=(), libraries=(), inputs=ARRAY_INPUTS, unsupported=NO_RAW_BYTES, roundtrip=""):
     return Case(FORMAT, impl, inputs, setup, reference_decoder=decode_json_body, requires=requires,
-                libraries=libraries, headers=_headers, unsupported=unsupported, roundtrip=roundtrip, slow_at_1m=True)
+                libraries=libraries, headers=_headers, unsupported=unsupported, roundtrip=roundtrip, slow_at_1m=True,
+                refuses=NO_BF16)
 
 
-def _decoder_case(impl, source, setup, inputs=ARRAY_INPUTS, unsupported=NO_RAW_BYTES, **kwargs):
-    return Case(FORMAT, impl, inputs, setup, source=source, unsupported=unsupported, slow_at_1m=True, **kwargs)
+def _decoder_case(impl, source, setup, inputs=ARRAY_INPUTS, unsupported=NO_RAW_BYTES, refuses=NO_BF16, **kwargs):
+    return Case(FORMAT, impl, inputs, setup, source=source, unsupported=unsupported, slow_at_1m=True,
+                refuses=refuses, **kwargs)
 
 
 CASES = [
@@ -184,5 +187,6 @@ CASES = [
     _decoder_case("decode-orjson", "orjson-numpy", _decoder("orjson"), requires=("orjson",), libraries=("orjson",)),
     _decoder_case("decode-b64", "json-b64", _decoder("json"), inputs=BYTES_INPUTS, unsupported={}),
     _decoder_case("decode-kserve", "json", kserve_rest_json, requires=_kserve_server.REQUIRES,
-                  libraries=("kserve", "pydantic"), install=_kserve_server.INSTALL, roundtrip=FORMAT),
+                  libraries=("kserve", "pydantic"), install=_kserve_server.INSTALL, roundtrip=FORMAT,
+                  refuses=_kserve_server.JSON_DECODE),
 ]

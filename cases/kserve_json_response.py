@@ -37,6 +37,7 @@ FORMAT = "kserve-json"
 NO_RAW_BYTES = dict.fromkeys(
     BYTES_INPUTS, "JSON cannot carry raw bytes; a PNG goes back in a triton-binary or kserve-grpc response")
 KSERVE_REFUSES_BYTES = dict.fromkeys(BYTES_INPUTS, _kserve_response.REFUSES_JSON_BYTES)
+NO_BF16 = {"bfloat16": _kserve.BF16_HAS_NO_JSON}
 
 
 def kserve_rest_json(payload):
@@ -128,22 +129,23 @@ def _headers(wire):
     return {"Content-Type": "application/json"}
 
 
-def _encode(impl, setup, requires, libraries, unsupported=NO_RAW_BYTES, install="", roundtrip=""):
+def _encode(impl, setup, requires, libraries, unsupported=NO_RAW_BYTES, install="", roundtrip="", refuses=NO_BF16):
     return Case(FORMAT, impl, ARRAY_INPUTS, setup, reference_decoder=decode_response_body,
                 requires=requires, libraries=libraries, headers=_headers, unsupported=unsupported, install=install,
-                response=True, roundtrip=roundtrip, slow_at_1m=True)
+                response=True, roundtrip=roundtrip, slow_at_1m=True, refuses=refuses)
 
 
 def _decode(impl, setup, requires, libraries, roundtrip=""):
     return Case(FORMAT, impl, ARRAY_INPUTS, setup, source="response-orjson", requires=requires,
-                libraries=libraries, unsupported=NO_RAW_BYTES, response=True, roundtrip=roundtrip, slow_at_1m=True)
+                libraries=libraries, unsupported=NO_RAW_BYTES, response=True, roundtrip=roundtrip, slow_at_1m=True,
+                refuses=NO_BF16)
 
 
 ORJSON = ("orjson",)
 CASES = [
     _encode("response-kserve", kserve_rest_json, _kserve_server.REQUIRES,
             (*_kserve_server.LIBRARIES, "fastapi", "pydantic", "orjson"), KSERVE_REFUSES_BYTES, _kserve_server.INSTALL,
-            roundtrip=FORMAT),
+            roundtrip=FORMAT, refuses=_kserve_server.JSON_DECODE),
     _encode("response-orjson", orjson_tolist, ORJSON, ORJSON),
     _encode("response-orjson-numpy", orjson_numpy, ORJSON, ORJSON),
     _decode("decode-response-tritonclient", tritonclient_result, ("tritonclient", "rapidjson", "geventhttpclient"),

@@ -11,7 +11,7 @@ from serialbench.case import Case
 from serialbench.inputs import ALL_INPUTS
 
 from . import _responses
-from .msgpack import _buffer_for, _entry_builder, _headers, decode_fallback, decode_unpackb
+from .msgpack import REFUSES, _buffer_for, _entry_builder, _headers, decode_fallback, decode_unpackb
 
 
 def packb_buffer(payload):
@@ -24,7 +24,7 @@ def packb_buffer(payload):
 MSGPACK = ("msgpack",)
 CASES = [
     Case("msgpack", "response-packb-buffer", ALL_INPUTS, packb_buffer, reference_decoder=decode_fallback,
-         requires=MSGPACK, libraries=MSGPACK, headers=_headers, response=True),
+         requires=MSGPACK, libraries=MSGPACK, headers=_headers, response=True, refuses=REFUSES),
     Case("msgpack", "decode-response-unpackb", ALL_INPUTS, decode_unpackb, source="response-packb-buffer",
-         requires=MSGPACK, libraries=MSGPACK, response=True),
+         requires=MSGPACK, libraries=MSGPACK, response=True, refuses=REFUSES),
 ]

@@ -33,8 +33,8 @@ from serialbench.inputs import ALL_INPUTS, ARRAY_INPUTS, BYTES_INPUTS
 
 from . import _tfserving
 from ._tfserving import (
+    BIT_PATTERNS,
     DATATYPE,
-    DT_HALF,
     DT_STRING,
     MODEL_NAME,
     NUMPY_DTYPE,
@@ -53,7 +53,13 @@ PROTOBUF_LIBRARIES = ("protobuf", "tensorflow-serving-api")
 TENSORFLOW_LIBRARIES = ("tensorflow", *PROTOBUF_LIBRARIES)
 
 
+def _names(payload):
+    _tfserving.with_bfloat16()  # a decoder's setup
+    return [t.name for t in payload.tensors]
+
+
 def _inputs(payload):
+    _tfserving.with_bfloat16()  # every setup comes here, before its op
     return [(t.name, t.value) for t in payload.tensors]
 
 
@@ -93,7 +99,7 @@ def _fill_typed(tensor, value) -> None:
     if not value.shape:
         tensor.tensor_shape.SetInParent()
     flat = value.reshape(-1)
-    if datatype == DT_HALF:
+    if datatype in BIT_PATTERNS:
         flat = flat.view(np.uint16)  # half_val holds the bit patterns
     getattr(tensor, TYPED_FIELD[datatype]).extend(flat.tolist())
 
@@ -288,7 +294,7 @@ def _strings(proto, shape):
 
 def decode_frombuffer(wire_bytes, payload):
     parse = _tfserving.messages().PredictRequest.FromString
-    names = [t.name for t in payload.tensors]
+    names = _names(payload)
     frombuffer = np.frombuffer
 
     def decode():
@@ -308,7 +314,7 @@ def decode_frombuffer(wire_bytes, payload):
 
 def decode_typed_val(wire_bytes, payload):
     parse = _tfserving.messages().PredictRequest.FromString
-    names = [t.name for t in payload.tensors]
+    names = _names(payload)
 
     def decode():
         inputs = parse(wire_bytes).inputs
@@ -316,8 +322,8 @@ def decode_typed_val(wire_bytes, payload):
         for name in names:
             proto = inputs[name]
             values = getattr(proto, TYPED_FIELD[proto.dtype])
-            if proto.dtype == DT_HALF:
-                array = np.fromiter(values, dtype=np.uint16, count=len(values)).view(np.float16)
+            if proto.dtype in BIT_PATTERNS:
+                array = np.fromiter(values, dtype=np.uint16, count=len(values)).view(BIT_PATTERNS[proto.dtype])
             else:
                 array = np.fromiter(values, dtype=NUMPY_DTYPE[proto.dtype], count=len(values))
             out.append(array.reshape(_shape(proto)))
@@ -329,7 +335,7 @@ def decode_typed_val(wire_bytes, payload):
 def decode_make_ndarray(wire_bytes, payload):
     parse = _tfserving.messages().PredictRequest.FromString
     make_ndarray = _tfserving.tensor_util().MakeNdarray
-    names = [t.name for t in payload.tensors]
+    names = _names(payload)
 
     def decode():
         inputs = parse(wire_bytes).inputs

@@ -52,6 +52,7 @@ def response_class():
 
 
 def _outputs(payload):
+    _tfserving.with_bfloat16()
     return [(name, t.value) for name, t in zip(_responses.output_names(payload), payload.tensors, strict=True)]
 
 
@@ -104,6 +105,7 @@ def make_ndarray(wire, payload):
 
 
 def frombuffer(wire, payload):
+    _tfserving.with_bfloat16()
     parse, names, np_frombuffer = response_class().FromString, _responses.output_names(payload), np.frombuffer
 
     def decode():

@@ -24,6 +24,12 @@ from serialbench.case import Case
 from serialbench.inputs import ALL_INPUTS, ARRAY_INPUTS
 
 FORMAT = "tfserving-rest"
+# TF Serving's JSON reader and writer (tensorflow_serving/util/json_tensor.cc: AddValueToTensor,
+# AddSingleValueAndAdvance) know float, double, int8-64, uint8, uint32, uint64, bool and string.
+NO_JSON_FORM = {dtype: f"TF Serving's REST API has no JSON form for {tf_name}: it refuses such an input ('Conversion "
+                       f"of JSON Value ... to type: {tf_name}', Unimplemented) and cannot write such an output "
+                       "(tensorflow_serving/util/json_tensor.cc)"
+                for dtype, tf_name in (("float16", "half"), ("bfloat16", "bfloat16"), ("uint16", "uint16"))}
 NUMPY_UNSUPPORTED = {
     "png": "a byte string is not an ndarray: the body is the orjson case's",
     "bytes-batch": "orjson's numpy support has no object arrays",
@@ -241,16 +247,43 @@ def _headers(wire):
     return {"Content-Type": "application/json"}
 
 
+def row_form_refusal(tensors) -> str | None:
+    """The row form (`instances`, `predictions`) lists a batch: each tensor's first dimension, the same
+    for all, at least one (json_tensor.cc: 'has no shape information', 'inconsistent batch size')."""
+    for tensor in tensors:
+        if not tensor.shape:
+            return f"{tensor.name} is a scalar: the row form lists a batch along the first dimension, and it has none"
+    sizes = sorted({tensor.shape[0] for tensor in tensors})
+    if len(sizes) > 1:
+        return (f"the row form needs one batch size, every tensor's first dimension, not {sizes[0]} and {sizes[-1]}; "
+                "the columnar form (-columnar) carries any shapes")
+    if sizes == [0]:
+        return "an empty batch: TF Serving refuses 'instances' with no values"
+    return None
+
+
+def row_decoder_refusal(tensors) -> str | None:
+    """What this server's row decoder reads (besides the row form itself): a batch of byte strings
+    is one list of {"b64": ...}, so one dimension."""
+    for tensor in tensors:
+        if tensor.dtype == "bytes" and len(tensor.shape) != 1:
+            return (f"{tensor.name} is a batch of byte strings of {len(tensor.shape)} dimensions: this decoder "
+                    "reads one list of {\"b64\": ...}")
+    return row_form_refusal(tensors)
+
+
 def _case(impl, inputs, setup, requires=(), libraries=(), columnar=False, unsupported=None, roundtrip=""):
     return Case(FORMAT, impl, inputs, setup,
                 reference_decoder=decode_columnar_body if columnar else decode_row_body,
                 requires=requires, libraries=libraries, headers=_headers, unsupported=unsupported or {},
-                roundtrip=roundtrip, slow_at_1m=True)
+                roundtrip=roundtrip, slow_at_1m=True, refuses=NO_JSON_FORM,
+                refuses_payload=None if columnar else row_form_refusal)
 
 
 def _decoder(impl, source, load_loads, requires=(), libraries=(), roundtrip=""):
     return Case(FORMAT, impl, ALL_INPUTS, _row_decoder(load_loads), source=source, requires=requires,
-                libraries=libraries, roundtrip=roundtrip, slow_at_1m=True)
+                libraries=libraries, roundtrip=roundtrip, slow_at_1m=True, refuses=NO_JSON_FORM,
+                refuses_payload=row_decoder_refusal)
 
 
 # The round trip's two paths: one JSON library on both sides, the standard one and the fastest.

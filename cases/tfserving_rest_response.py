@@ -25,6 +25,7 @@ from serialbench.inputs import ALL_INPUTS, ARRAY_INPUTS
 from . import _responses
 from .tfserving_rest import (
     JSON_PATH,
+    NO_JSON_FORM,
     NUMPY_UNSUPPORTED,
     ORJSON_PATH,
     _from_json,
@@ -33,6 +34,8 @@ from .tfserving_rest import (
     _tolist,
     json_body,
     numpy_body,
+    row_decoder_refusal,
+    row_form_refusal,
 )
 
 FORMAT = "tfserving-rest"
@@ -89,12 +92,13 @@ def _headers(wire):
 def _encode(impl, inputs, setup, libraries=(), unsupported=None, roundtrip=""):
     return Case(FORMAT, impl, inputs, setup, reference_decoder=decode_predictions, requires=libraries,
                 libraries=libraries, headers=_headers, unsupported=unsupported or {}, response=True,
-                roundtrip=roundtrip, slow_at_1m=True)
+                roundtrip=roundtrip, slow_at_1m=True, refuses=NO_JSON_FORM, refuses_payload=row_form_refusal)
 
 
 def _decode(impl, source, module_name, libraries=(), roundtrip=""):
     return Case(FORMAT, impl, ALL_INPUTS, _decoder(module_name), source=source, requires=libraries,
-                libraries=libraries, response=True, roundtrip=roundtrip, slow_at_1m=True)
+                libraries=libraries, response=True, roundtrip=roundtrip, slow_at_1m=True, refuses=NO_JSON_FORM,
+                refuses_payload=row_decoder_refusal)
 
 
 UJSON, ORJSON = ("ujson",), ("orjson",)

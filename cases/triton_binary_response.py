@@ -81,10 +81,10 @@ def frombuffer(wire, payload):
     return _kserve.binary_body_decoder(wire, orjson.loads, "outputs", header_from_view=True)
 
 
-def _encode(impl, setup, requires, libraries, install="", roundtrip=""):
+def _encode(impl, setup, requires, libraries, install="", roundtrip="", refuses=None):
     return Case(FORMAT, impl, ALL_INPUTS, setup, reference_decoder=decode_response_body, requires=requires,
                 libraries=libraries, headers=_kserve.binary_headers, install=install, response=True,
-                roundtrip=roundtrip)
+                roundtrip=roundtrip, refuses=refuses or {})
 
 
 def _decode(impl, setup, requires, libraries, roundtrip=""):
@@ -95,7 +95,7 @@ def _decode(impl, setup, requires, libraries, roundtrip=""):
 ORJSON = ("orjson",)
 CASES = [
     _encode("response-kserve", kserve_to_rest, _kserve_server.REQUIRES, (*_kserve_server.LIBRARIES, "orjson"),
-            _kserve_server.INSTALL, roundtrip=FORMAT),
+            _kserve_server.INSTALL, roundtrip=FORMAT, refuses=_kserve_server.BINARY_DECODE),
     _encode("response-join", join, ORJSON, ORJSON),
     _decode("decode-response-tritonclient", tritonclient_result, ("tritonclient", "rapidjson", "geventhttpclient"),
             ("tritonclient", "python-rapidjson"), roundtrip=FORMAT),

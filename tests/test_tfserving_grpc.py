@@ -127,7 +127,7 @@ def test_wire_writes_direct_s_bytes_whatever_the_array_layout(array):
 def test_data_type_numbers_are_those_of_types_proto():
     data_type = _tfserving.messages().TensorProto.DESCRIPTOR.fields_by_name["dtype"].enum_type
     for name in ("DT_FLOAT", "DT_DOUBLE", "DT_INT32", "DT_UINT8", "DT_INT16", "DT_INT8", "DT_STRING",
-                 "DT_INT64", "DT_BOOL", "DT_UINT16", "DT_HALF", "DT_UINT32", "DT_UINT64"):
+                 "DT_INT64", "DT_BOOL", "DT_BFLOAT16", "DT_UINT16", "DT_HALF", "DT_UINT32", "DT_UINT64"):
         assert getattr(_tfserving, name) == data_type.values_by_name[name].number
 
 

@@ -55,6 +55,13 @@ class Case:
         protocol named here (views/roundtrip.py), and a result file records it per benchmark.
     slow_at_1m: an op of up to seconds a call at 1M (a JSON text form): calibrate's default
         selection leaves it out at that tier.
+    refuses: dtypes of a `--payload` (catalog/payloads.py DTYPES: `bfloat16`, `uint64`, ...) this
+        implementation cannot carry, each with what the format's spec or library says; `list`,
+        `verify` and the run print it. A payload's arrays go to a case that accepts an array kind,
+        its byte-string batches to one that accepts `bytes-batch`.
+    refuses_payload: payload_tensors -> the reason this implementation cannot carry a payload of
+        these tensors (catalog/payloads.py TensorSpec: name, dtype, shape), or None: a limit of the
+        format's structure rather than of a dtype (e.g. the REST row form needs one batch size).
     """
 
     format: str
@@ -71,6 +78,8 @@ class Case:
     response: bool = False
     roundtrip: str = ""
     slow_at_1m: bool = False
+    refuses: Mapping[str, str] = field(default_factory=dict, compare=False)
+    refuses_payload: Callable[[Sequence[Any]], str | None] | None = field(default=None, compare=False)
     module: str = field(default="", compare=False)
 
     @property

@@ -1,5 +1,6 @@
-"""Benchmarks: cases crossed with input kinds and tiers, selected by the command-line filters, and
-prepared for timing (the op built outside the timed region, its round trip checked once)."""
+"""Benchmarks: cases crossed with input kinds and tiers (and the user's payloads, catalog/payloads.py),
+selected by the command-line filters, and prepared for timing (the op built outside the timed
+region, its round trip checked once)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from typing import Any
 from serialbench.catalog.case import Case
 from serialbench.catalog.discovery import BUILTIN_CASES_DIR, discover
 from serialbench.catalog.fidelity import as_wire_bytes, differences
-from serialbench.catalog.inputs import INPUT_KINDS, TIERS, Payload, default_inputs, make_payload
+from serialbench.catalog.inputs import ARRAY, BATCH, INPUT_KINDS, TIERS, Payload, default_inputs, make_payload
+from serialbench.catalog.payloads import BYTES, PayloadSource, parse_payloads
 from serialbench.core.errors import UsageError
 from serialbench.core.parsing import parse_words
 
@@ -25,10 +27,18 @@ class Benchmark:
     case: Case
     input: str
     tier: str
+    payload: PayloadSource | None = None  # a --payload's benchmark: input and tier are its words
 
     @property
     def name(self) -> str:
         return f"{self.case.format}/{self.case.impl}/{self.input}/{self.tier}"
+
+    def make_payload(self) -> Payload:
+        if self.payload is not None:
+            from serialbench.catalog.payloads import build
+
+            return build(self.payload)
+        return make_payload(self.input, self.tier)
 
 
 @dataclass
@@ -54,14 +64,45 @@ def case_dirs(extra: Sequence[str]) -> list[Path]:
     return dirs
 
 
-def all_benchmarks(cases: Sequence[Case], inputs: Sequence[str], tiers: Sequence[str]) -> list[Benchmark]:
+def all_benchmarks(cases: Sequence[Case], inputs: Sequence[str], tiers: Sequence[str],
+                   payloads: Sequence[PayloadSource] = ()) -> list[Benchmark]:
+    """Each case's benchmarks in registration order: its input kinds by tier, then the payloads it carries."""
     return [
-        Benchmark(case, kind, tier)
+        benchmark
         for case in cases
-        for kind in inputs
-        if kind in case.inputs
-        for tier in tiers
+        for benchmark in [
+            *(Benchmark(case, kind, tier) for kind in inputs if kind in case.inputs for tier in tiers),
+            *(Benchmark(case, source.word, source.tier, source) for source in payloads
+              if payload_refusal(case, source, cases) is None),
+        ]
     ]
+
+
+def payload_refusal(case: Case, source: PayloadSource, cases: Sequence[Case] = ()) -> str | None:
+    """Why this case cannot carry the payload (a form it declares unsupported, a dtype, its
+    structure), or None when it can; "" when it takes no input of a tensor's form and says nothing of
+    it (json-b64 and arrays), which leaves the payload out as silently as a built-in kind. A decoder
+    cannot read what its source (among `cases`) refuses to write."""
+    forms = {INPUT_KINDS[kind].form for kind in case.inputs if kind in INPUT_KINDS}
+    for tensor in source.tensors:
+        form = BATCH if tensor.dtype == BYTES else ARRAY
+        if form not in forms:
+            reason = _form_reason(case, form)
+            return f"{tensor.name} is {'a batch of byte strings' if form == BATCH else 'an array'}: {reason}" \
+                if reason else ""
+        if tensor.dtype in case.refuses:
+            return f"{tensor.dtype}: {case.refuses[tensor.dtype]}"
+    refusal = case.refuses_payload(source.tensors) if case.refuses_payload else None
+    if refusal is None and case.decodes:
+        writer = next((c for c in cases if (c.format, c.impl) == (case.format, case.source)), None)
+        refusal = payload_refusal(writer, source, cases) if writer is not None else None
+    return refusal
+
+
+def _form_reason(case: Case, form: str) -> str:
+    """The reason the case gives for a built-in kind of this form it leaves out ("" for none)."""
+    kinds = [kind for kind, input_kind in INPUT_KINDS.items() if input_kind.form == form]
+    return next((case.unsupported[kind] for kind in kinds if kind in case.unsupported), "")
 
 
 def select(
@@ -71,16 +112,20 @@ def select(
     inputs: str | Sequence[str] | None = None,
     warn: Callable[[str], None] = lambda message: None,
     floor: bool = False,
+    payloads: Sequence[str] = (),
 ) -> tuple[list[Benchmark], list[Case]]:
     """The selected benchmarks in run order, and every available case (decoders need sources).
 
     A case whose library is missing is left out with one line through `warn`. A pattern that
     matches nothing is a usage error: a typo must not silently run nothing. With `floor`, the
     memcpy floor of every selected input and tier is added where the patterns left it out, in
-    registration order like the rest (pyperf's workers find their task by index).
+    registration order like the rest (pyperf's workers find their task by index). Payloads
+    (`--payload` arguments) replace the default input kinds; `inputs` adds kinds to them, and
+    `tiers` applies to the kinds only (a payload's tier is its size).
     """
+    sources = parse_payloads(payloads)
     tier_list = parse_words(tiers, list(TIERS), "tier") or list(TIERS)
-    input_list = parse_words(inputs, list(INPUT_KINDS), "input") or default_inputs()
+    input_list = parse_words(inputs, list(INPUT_KINDS), "input") or ([] if sources else default_inputs())
     cases = discover(case_dirs(case_dirs_extra), warn)
     _check_unique(cases)
     available = []
@@ -92,12 +137,12 @@ def select(
                 warn(f"{case.label}: left out, module {missing!r} is not installed{how}")
             continue
         available.append(case)
-    benchmarks = all_benchmarks(available, input_list, tier_list)
+    benchmarks = all_benchmarks(available, input_list, tier_list, sources)
     if patterns:
         for pattern in patterns:
             if not any(name_matches(b.name, pattern) for b in benchmarks):
                 why = "".join(f"; {reason}" for reason in unsupported_reasons(available, input_list, tier_list,
-                                                                             [pattern]))
+                                                                             [pattern], sources))
                 raise UsageError(
                     f"-b {pattern!r} matches no benchmark{why}; names are FORMAT/IMPL/INPUT/TIER, "
                     "see 'python -m serialbench list'"
@@ -106,9 +151,19 @@ def select(
         if floor:
             chosen |= {b.name for b in floor_benchmarks(benchmarks, chosen)}
         benchmarks = [b for b in benchmarks if b.name in chosen]
-    for reason in unsupported_reasons(available, input_list, tier_list, patterns):
+    for reason in unsupported_reasons(available, input_list, tier_list, patterns, sources):
         warn(reason)
     return benchmarks, available
+
+
+def select_named(case_dirs_extra: Sequence[str], names: Sequence[str], payloads: Sequence[str] = ()
+                 ) -> tuple[list[Benchmark], list[Case]]:
+    """select() of exactly these benchmark names, for a worker given names: the input kinds and tiers
+    they name, and the payloads (--payload arguments) whose words the others name."""
+    words = {source.word for source in parse_payloads(payloads)}
+    kinds = [name.split("/") for name in names if name.split("/")[2] not in words]
+    return select(case_dirs_extra, names, ",".join(dict.fromkeys(w[3] for w in kinds)) or None,
+                  ",".join(dict.fromkeys(w[2] for w in kinds)) or None, payloads=payloads)
 
 
 def is_floor(bench: Benchmark) -> bool:
@@ -122,15 +177,50 @@ def floor_benchmarks(candidates: Sequence[Benchmark], names: set[str]) -> list[B
 
 
 def unsupported_reasons(cases: Sequence[Case], inputs: Sequence[str], tiers: Sequence[str],
-                        patterns: Sequence[str]) -> list[str]:
-    """Why a selected case leaves out a selected input kind, one line per case and input."""
-    return [
-        f"{case.label}: no {kind}: {reason}"
+                        patterns: Sequence[str], payloads: Sequence[PayloadSource] = ()) -> list[str]:
+    """Why a selected case leaves out a selected input kind or payload, one line per case and input."""
+    reasons = [
+        (case, f"{case.label}: no {kind}: {reason}")
         for case in cases
         for kind, reason in case.unsupported.items()
         if kind in inputs and (not patterns or any(
             name_matches(f"{case.format}/{case.impl}/{kind}/{tier}", p) for tier in tiers for p in patterns))
     ]
+    reasons += [
+        (case, f"{case.label}: no {source.word}: {refusal}")
+        for source in payloads
+        for case in cases
+        if (refusal := payload_refusal(case, source, cases)) and (not patterns or any(
+            name_matches(f"{case.format}/{case.impl}/{source.word}/{source.tier}", p) for p in patterns))
+    ]
+    order = {case.label: index for index, case in enumerate(cases)}
+    return [line for _, line in sorted(reasons, key=lambda item: order[item[0].label])]
+
+
+def refusal_summary(cases: Sequence[Case], payloads: Sequence[str], patterns: Sequence[str] = ()) -> list[str]:
+    """What a run's summary says of the cases that leave a payload out: one line per payload and
+    reason, naming the cases (a whole format as FORMAT/*)."""
+    lines = []
+    for source in parse_payloads(payloads):
+        by_reason: dict[str, list[Case]] = {}
+        for case in cases:
+            name = f"{case.format}/{case.impl}/{source.word}/{source.tier}"
+            refusal = payload_refusal(case, source, cases)
+            if refusal and (not patterns or any(name_matches(name, p) for p in patterns)):
+                by_reason.setdefault(refusal, []).append(case)
+        for reason, refusing in by_reason.items():
+            lines.append(f"{source.word}: not carried by {_labels(refusing, cases)}: {reason}")
+    return lines
+
+
+def _labels(refusing: Sequence[Case], cases: Sequence[Case]) -> str:
+    named: list[str] = []
+    for case in refusing:
+        whole = all(c in refusing for c in cases if c.format == case.format)
+        label = f"{case.format}/*" if whole else case.label
+        if label not in named:
+            named.append(label)
+    return ", ".join(named)
 
 
 def case_pattern(case: Case) -> str:
@@ -198,7 +288,7 @@ def prepare(bench: Benchmark, cases: Sequence[Case], check: bool = True) -> Prep
     """
     case = bench.case
     try:
-        payload = make_payload(bench.input, bench.tier)
+        payload = bench.make_payload()
         if case.decodes:
             source = find_case(cases, case.format, case.source)
             wire = as_wire_bytes(source.setup(payload)())
@@ -233,6 +323,8 @@ def benchmark_metadata(bench: Benchmark, prepared: Prepared) -> dict:
     }
     if case.roundtrip:
         data["serialbench_roundtrip"] = case.roundtrip
+    if bench.payload is not None:
+        data.update(bench.payload.metadata())
     for dist in ("numpy", *case.libraries):
         version = library_version(dist)
         if version:

@@ -26,18 +26,22 @@ from serialbench.catalog.fidelity import (
     verdict,
 )
 from serialbench.catalog.inputs import Payload, Tensor
-from serialbench.catalog.registry import CaseFailed, find_case, name_matches
+from serialbench.catalog.payloads import PayloadSource
+from serialbench.catalog.registry import CaseFailed, find_case, name_matches, payload_refusal
 from serialbench.core.errors import UsageError
 
 
 @dataclass(frozen=True)
 class Row:
-    """One case on one input: a timing kind at a tier, or an edge input (tier None)."""
+    """One case on one input: a timing kind at a tier, a payload (its size as the tier), or an edge
+    input (tier None)."""
 
     case: Case
     input: str
     tier: str | None
     declared: bool = True  # False: a kind the case declares unsupported, run to show the refusal
+    payload: PayloadSource | None = None
+    refusal: str = ""  # why the case refuses the payload (declared False)
 
     @property
     def name(self) -> str:
@@ -167,8 +171,9 @@ def _strict_json(wire: bytes) -> bool:
 # Selection and the table -------------------------------------------------------------------------
 
 def plan(cases: Sequence[Case], kinds: Sequence[str], tiers: Sequence[str], edges: bool,
-         patterns: Sequence[str]) -> list[Row]:
-    """The rows in table order, case by case: timing kinds, unsupported kinds, edge inputs."""
+         patterns: Sequence[str], payloads: Sequence[PayloadSource] = ()) -> list[Row]:
+    """The rows in table order, case by case: timing kinds, unsupported kinds, payloads (carried or
+    refused), edge inputs."""
     rows = []
     for case in cases:
         unsupported = case.unsupported
@@ -177,6 +182,12 @@ def plan(cases: Sequence[Case], kinds: Sequence[str], tiers: Sequence[str], edge
                 rows.extend(Row(case, kind, tier) for tier in tiers)
             elif kind in unsupported:
                 rows.extend(Row(case, kind, tier, declared=False) for tier in tiers)
+        for source in payloads:
+            refusal = payload_refusal(case, source, cases)
+            if refusal is None:
+                rows.append(Row(case, source.word, source.tier, payload=source))
+            elif refusal:
+                rows.append(Row(case, source.word, source.tier, declared=False, payload=source, refusal=refusal))
         if edges:
             rows.extend(Row(case, edge, None) for edge in edges_for(case.inputs))
             rows.extend(Row(case, edge, None, declared=False)

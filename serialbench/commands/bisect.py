@@ -23,15 +23,18 @@ from pathlib import Path
 
 from serialbench.catalog.discovery import discover
 from serialbench.catalog.inputs import INPUT_KINDS, TIERS
+from serialbench.catalog.payloads import parse_payloads
 from serialbench.catalog.registry import all_benchmarks, case_dirs, name_matches
 from serialbench.commands import options
 from serialbench.commands.options import (
     add_index_arguments,
+    add_payload_argument,
     add_session_arguments,
     add_with_argument,
     budget_from,
     interrupt_on_sigterm,
     new_output,
+    payload_arguments,
 )
 from serialbench.commands.options import parser as make_parser
 from serialbench.core import stats
@@ -61,6 +64,7 @@ def make_cli():
                      help="the change to look for (default: changed, slower or faster)")
     cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR",
                      help="also load case modules from DIR (repeatable)")
+    add_payload_argument(cli)
     add_with_argument(cli, "every release (e.g. a dependency at one version)")
     add_index_arguments(cli)
     add_session_arguments(cli, "minutes for the whole search: each session gets what is left, and what is "
@@ -75,10 +79,11 @@ def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def one_benchmark(case_dir_args: list[str], pattern: str) -> str:
+def one_benchmark(case_dir_args: list[str], pattern: str, payloads: list[str] = ()) -> str:
     """The one benchmark that -b names in the catalog (whether or not its libraries are installed here)."""
     cases = discover(case_dirs(case_dir_args), lambda message: None)
-    names = [b.name for b in all_benchmarks(cases, list(INPUT_KINDS), list(TIERS)) if name_matches(b.name, pattern)]
+    names = [b.name for b in all_benchmarks(cases, list(INPUT_KINDS), list(TIERS), parse_payloads(payloads))
+             if name_matches(b.name, pattern)]
     if len(names) != 1:
         shown = few(names, names) if names else "none"
         raise UsageError(f"-b {pattern!r} names {len(names)} benchmarks ({shown}); bisect takes one, "
@@ -105,7 +110,9 @@ class Bisection:
             spec = f"{self.args.name}=={version}"
             made, _ = sides_with_overlays(self.tree, [version], [[spec, *self.args.with_specs]], say)
             _, _, kind, tier = self.benchmark.split("/")
-            checked = check_sides(made, ["-b", self.benchmark, "--input", kind, "--tier", tier], say) if made else []
+            # A payload's benchmark needs no --input nor --tier: the side carries the payload.
+            filters = ["-b", self.benchmark, *(("--input", kind, "--tier", tier) if kind in INPUT_KINDS else ())]
+            checked = check_sides(made, filters, say) if made else []
             ok = bool(checked) and self.benchmark in checked[0].runnable
             self.sides[version] = checked[0].side if ok else None
             if checked and not ok:
@@ -165,13 +172,14 @@ def run(argv: list[str]) -> int:
     budget_from(args)  # bad session options fail now, not after the first install
     if args.max_sessions is not None and args.max_sessions < 1:
         raise UsageError(f"--max-sessions {args.max_sessions}: give at least 1")
-    benchmark = one_benchmark(args.case_dirs, args.benchmark)
+    benchmark = one_benchmark(args.case_dirs, args.benchmark, args.payloads)
     releases.use_index(args.index_url, args.find_links)
     versions = releases.between(args.name, args.good, args.bad, sys.executable)
     say(f"{len(versions)} releases of {args.name} from {args.good} to {args.bad}: {', '.join(versions)}")
     interrupt_on_sigterm()
     with work_tree(args.case_dirs) as tree:
-        search = Bisection(args, replace(tree, label="work tree"), versions, benchmark)
+        search = Bisection(args, replace(tree, label="work tree", payloads=payload_arguments(args.payloads)), versions,
+                           benchmark)
         result = search.run()
     minutes = (time.monotonic() - search.started) / 60
     took = f"{len(search.sessions)} sessions in {minutes:.1f} min"

@@ -25,6 +25,7 @@ from serialbench.commands.options import (
     budget_from,
     filter_args,
     interrupt_on_sigterm,
+    payload_arguments,
 )
 from serialbench.commands.options import parser as make_parser
 from serialbench.core.errors import UsageError
@@ -50,8 +51,10 @@ def prepared_sides(args, say: Callable[[str], None]) -> Iterator[tuple[Side, Sid
     with context as found:
         trees = found if args.base is not None else [dataclasses.replace(found, label=label)
                                                      for label in ("BASE", "HEAD")]
-        sides = [with_environment(side, python, specs, say) for side, python, specs in
-                 zip(trees, (args.base_python, args.head_python), (args.base_with, args.head_with))]
+        sides = [with_environment(dataclasses.replace(side, payloads=payload_arguments(args.payloads)), python, specs,
+                                  say)
+                 for side, python, specs in zip(trees, (args.base_python, args.head_python),
+                                                (args.base_with, args.head_with))]
         yield sides[0], sides[1]
 
 
@@ -91,7 +94,7 @@ def run(argv: list[str]) -> int:
             raise UsageError(f"{option} {path} exists and is never overwritten; give a new file")
     budget = budget_from(args)
     min_effect = options.min_effect(args)
-    check_selection(args.case_dirs, args.patterns, args.tier, args.input)  # the user's typo, not a side's
+    check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)  # the user's typo
     interrupt_on_sigterm()
 
     def say(message: str) -> None:

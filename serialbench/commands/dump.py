@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import sys
 
+from serialbench.catalog.payloads import parse_payload
 from serialbench.catalog.registry import CaseFailed, find_case, prepare, select
-from serialbench.commands.options import parser
+from serialbench.commands.options import add_payload_argument, parser
 from serialbench.core.errors import UsageError
 
 
@@ -21,12 +22,15 @@ def run(argv: list[str]) -> int:
     cli.add_argument("-o", "--output", metavar="FILE", help="write the body here instead of stdout")
     cli.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR")
+    add_payload_argument(cli)
     args = cli.parse_args(argv)
     if args.name.count("/") != 3 or any(ch in args.name for ch in "*?["):
         raise UsageError(f"dump takes one full name FORMAT/IMPL/INPUT/TIER, not {args.name!r}; "
                          "see 'python -m serialbench list'")
     words = args.name.split("/")
-    benchmarks, cases = select(args.case_dirs, [args.name], tiers=words[3], inputs=words[2])
+    payloads = [payload for payload in args.payloads if parse_payload(payload).word == words[2]]
+    benchmarks, cases = select(args.case_dirs, [args.name], tiers=None if payloads else words[3],
+                               inputs=None if payloads else words[2], payloads=payloads)
     bench = benchmarks[0]
     if args.output and os.path.exists(args.output) and not args.force:
         raise UsageError(f"{args.output} exists; pass --force to overwrite it")

@@ -20,7 +20,8 @@ def run(argv: list[str]) -> int:
     add_filter_arguments(cli)
     args = cli.parse_args(argv)
     warn = lambda message: print(message, file=sys.stderr)  # noqa: E731
-    benchmarks, _ = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True)
+    benchmarks, _ = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True,
+                           payloads=args.payloads)
     added = [b.name for b in benchmarks if args.patterns and not any(name_matches(b.name, p) for p in args.patterns)]
     for bench in benchmarks:
         if bench.name not in added:

@@ -17,7 +17,8 @@ import subprocess
 import sys
 
 from serialbench.catalog.discovery import source_root
-from serialbench.commands.options import parser
+from serialbench.catalog.payloads import parse_payload
+from serialbench.commands.options import parser, payload_arguments
 from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
 from serialbench.measure import allocations
@@ -37,6 +38,9 @@ def run(argv: list[str]) -> int:
                      help="only benchmarks whose FORMAT/IMPL/INPUT/TIER name matches (repeatable)")
     cli.add_argument("--tier", metavar="T[,T]", help="only these tiers")
     cli.add_argument("--input", metavar="I[,I]", help="only these input kinds")
+    cli.add_argument("--payload", dest="payloads", action="append", default=[], metavar="SPEC|FILE|DIR",
+                     help="only this payload's benchmarks (repeatable); without it, a payload's benchmarks are "
+                          "rebuilt from the spec or file its result file records")
     cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR",
                      help="also load case modules from DIR (as the timing run did)")
     cli.add_argument("--calls", type=int, default=DEFAULT_CALLS, metavar="N",
@@ -47,7 +51,7 @@ def run(argv: list[str]) -> int:
     if args.calls < 1:
         raise UsageError(f"--calls {args.calls}: give 1 or more")
     if args.worker:
-        return worker(args.worker, args.case_dirs, args.calls)
+        return worker(args.worker, args.case_dirs, args.calls, args.payloads)
     if not args.results:
         raise UsageError("give the result file whose benchmarks to measure: memory RESULTS.json")
 
@@ -55,7 +59,10 @@ def run(argv: list[str]) -> int:
     out_path = memory_path_for(args.results)
     if out_path.exists() and not args.force:
         raise UsageError(f"{out_path} exists; pass --force to measure again and overwrite it")
-    selected = select_results(results, args.patterns, args.tier, args.input)
+    words = [parse_payload(payload).word for payload in args.payloads]
+    inputs = ",".join([*([args.input] if args.input else []), *words]) or None
+    selected = select_results(results, args.patterns, args.tier, inputs)
+    payloads = payload_arguments(args.payloads) or recorded_payloads(selected)
     groups: dict[str, list[str]] = {}
     for result in selected:
         groups.setdefault(result.row, []).append(result.name)
@@ -65,7 +72,7 @@ def run(argv: list[str]) -> int:
     measured, failed, overheads = {}, [], {}
     for index, (row, names) in enumerate(groups.items(), start=1):
         print(f"[{index}/{len(groups)}] {row}: {len(names)} benchmarks", flush=True)
-        for entry in _run_worker(names, args.case_dirs, args.calls):
+        for entry in _run_worker(names, args.case_dirs, args.calls, payloads):
             if "overhead" in entry:
                 overheads[row] = entry["overhead"]
             elif "error" in entry:
@@ -89,10 +96,18 @@ def run(argv: list[str]) -> int:
     return 0
 
 
-def _run_worker(names: list[str], case_dirs: list[str], calls: int) -> list[dict]:
+def recorded_payloads(selected) -> list[str]:
+    """The --payload arguments the run of these results was given, as its metadata records them."""
+    recorded = (result.benchmark.get_metadata().get("serialbench_payload") for result in selected)
+    return list(dict.fromkeys(str(payload) for payload in recorded if payload))
+
+
+def _run_worker(names: list[str], case_dirs: list[str], calls: int, payloads: list[str]) -> list[dict]:
     cmd = [sys.executable, "-m", "serialbench", "memory", "--calls", str(calls)]
     for directory in case_dirs:
         cmd += ["--cases", os.path.abspath(directory)]
+    for payload in payloads:
+        cmd += ["--payload", payload]
     cmd += ["--worker", *names]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=WORKER_TIMEOUT_S)

@@ -26,20 +26,41 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
     return result
 
 
+PAYLOAD_HELP = ("your own request (repeatable): NAME:DTYPE[D,...] tensors separated by commas, e.g. "
+                "input_ids:int64[32,512],attention_mask:int64[32,512] (deterministic values), a .npz or .npy "
+                "file, or a directory of files (a BYTES batch); NAME=... names it. Instead of the default "
+                "inputs; its INPUT is a word from the spec or file name, its TIER its size in bytes")
+
+
 def add_filter_arguments(cli, cases: bool = True) -> None:
-    """The selection: -b GLOB, --tier, --input (and --cases DIR)."""
+    """The selection: -b GLOB, --tier, --input, --payload (and --cases DIR)."""
     cli.add_argument("-b", "--benchmark", dest="patterns", action="append", default=[], metavar="GLOB",
                      help="benchmarks whose FORMAT/IMPL/INPUT/TIER name matches (repeatable); "
                           "'triton-binary/*' covers every input and tier")
     cli.add_argument("--tier", metavar="T[,T]", help="tiers: 1K, 10K, 100K, 1M (default: all)")
     cli.add_argument("--input", metavar="I[,I]", help="input kinds (default: float32, png, int32x3)")
+    add_payload_argument(cli)
     if cases:
         cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR",
                          help="also load case modules from DIR (repeatable)")
 
 
+def add_payload_argument(cli) -> None:
+    cli.add_argument("--payload", dest="payloads", action="append", default=[], metavar="SPEC|FILE|DIR",
+                     help=PAYLOAD_HELP)
+
+
+def payload_arguments(payloads: Sequence[str]) -> tuple[str, ...]:
+    """The --payload arguments with a file's or directory's path made absolute: another process
+    (a worker, a side's `list`) may run in another directory."""
+    from serialbench.catalog.payloads import absolute
+
+    return tuple(absolute(argument) for argument in payloads)
+
+
 def filter_args(patterns: Sequence[str], tier: str | None, inputs: str | None) -> list[str]:
-    """The selection options again, for a command run in another process (a side's `list`)."""
+    """The selection options again, for a command run in another process (a side's `list`; a side's
+    payloads travel with the side, measure/sides.py)."""
     args: list[str] = []
     for pattern in patterns:
         args += ["-b", pattern]

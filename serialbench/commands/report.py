@@ -8,6 +8,7 @@ the change with compare's verdict (verdicts/files.py, views/changes.py). Nothing
 
 from __future__ import annotations
 
+from serialbench.catalog.payloads import parse_payload
 from serialbench.commands import options
 from serialbench.commands.options import add_filter_arguments, add_min_effect, check_output, parser
 from serialbench.core.errors import UsageError
@@ -38,6 +39,8 @@ def run(argv: list[str]) -> int:
     if args.plot and not args.plot.lower().endswith(PLOT_SUFFIXES):
         raise UsageError(f"--plot {args.plot}: the name must end in {', '.join(PLOT_SUFFIXES)}")
     min_effect = options.min_effect(args)
+    words = [parse_payload(payload).word for payload in args.payloads]  # a payload's INPUT word
+    args.input = ",".join([*([args.input] if args.input else []), *words]) or None
     check_output(args.markdown, args.force, "--markdown", args.files)
     check_output(args.plot, args.force, "--plot", args.files)
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pyperf
 
 from serialbench.catalog.discovery import source_root
-from serialbench.catalog.registry import Benchmark, library_version, select
-from serialbench.commands.options import add_filter_arguments, add_with_argument
+from serialbench.catalog.registry import Benchmark, library_version, refusal_summary, select
+from serialbench.commands.options import add_filter_arguments, add_with_argument, payload_arguments
 from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
 from serialbench.measure import environment
@@ -55,6 +55,8 @@ def _forward_filters(cmd: list[str], args) -> None:
         cmd.extend(["--tier", args.tier])
     if args.input:
         cmd.extend(["--input", args.input])
+    for payload in payload_arguments(args.payloads):  # a worker reads a payload's file again
+        cmd.extend(["--payload", payload])
     for directory in args.case_dirs:
         cmd.extend(["--cases", str(Path(directory).resolve())])
     if args.malloc_default:
@@ -142,7 +144,8 @@ def run(argv: list[str]) -> int:
         runner.metadata["serialbench_with"] = args.serialbench_with
     # The floor always runs, so that every result has its multiple of memcpy; main process and
     # workers alike, so that task N is the same benchmark in every process.
-    benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True)
+    benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True,
+                               payloads=args.payloads)
     if args.serialbench_commit is None:
         root = source_root()
         commit, dirty = commit_and_dirty(root) if root else ("unknown", False)
@@ -162,10 +165,10 @@ def run(argv: list[str]) -> int:
     if not args.output and not args.append and not args.compare_to:
         stem = run_stem(args.serialbench_commit, bool(args.serialbench_dirty))
         args.output = str(unique_paths(stem + (f"-with-{safe_stem(', '.join(installed))}" if installed else ""))[0])
-    return _run_main(runner, benchmarks, args)
+    return _run_main(runner, benchmarks, args, cases)
 
 
-def _run_main(runner: pyperf.Runner, benchmarks: list[Benchmark], args) -> int:
+def _run_main(runner: pyperf.Runner, benchmarks: list[Benchmark], args, cases=()) -> int:
     failed = []
     total = len(benchmarks)
     progress = Progress(total)
@@ -202,6 +205,10 @@ def _run_main(runner: pyperf.Runner, benchmarks: list[Benchmark], args) -> int:
         print(f"results: {written}")
         if not args.no_summary:
             _print_summary(written, {b.name for b in benchmarks} - set(failed))
+            refusals = refusal_summary(cases, args.payloads, args.patterns)
+            if refusals:  # what the tables leave out of a payload, and why
+                print()
+                print("\n".join(refusals))
     if failed:
         print(f"{len(failed)} of {total} benchmarks not timed: {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -29,6 +29,7 @@ from serialbench.commands.options import (
     filter_args,
     interrupt_on_sigterm,
     new_output,
+    payload_arguments,
 )
 from serialbench.commands.options import parser as make_parser
 from serialbench.core.errors import UsageError
@@ -86,7 +87,7 @@ def run(argv: list[str]) -> int:
     budget = budget_from(args)
     min_effect = options.min_effect(args)
     shard = releases.parse_shard(args.shard)
-    check_selection(args.case_dirs, args.patterns, args.tier, args.input)
+    check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)
     releases.use_index(args.index_url, args.find_links)
     specs = releases.spread([s for spec in args.specs for s in releases.expand(spec, sys.executable)], args.steps)
     if len(specs) < 2:
@@ -101,6 +102,7 @@ def run(argv: list[str]) -> int:
     interrupt_on_sigterm()
     started = time.monotonic()
     with work_tree(args.case_dirs) as tree:
+        tree = dataclasses.replace(tree, payloads=payload_arguments(args.payloads))
         sides, left_out = sides_with_overlays(tree, labels, [[spec, *args.with_specs] for spec in specs], say)
         checked = check_sides(sides, filter_args(args.patterns, args.tier, args.input), say)
         for item in checked:

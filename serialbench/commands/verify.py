@@ -24,6 +24,7 @@ from serialbench.catalog.case import Case
 from serialbench.catalog.edge_inputs import EDGE_INPUTS, edge_payload
 from serialbench.catalog.fidelity import REJECTED, Verdict, library_error
 from serialbench.catalog.inputs import INPUT_KINDS, TIERS, default_inputs, make_payload
+from serialbench.catalog.payloads import build, parse_payloads
 from serialbench.catalog.registry import select, unsupported_reasons
 from serialbench.catalog.roundtrip import Check, Row, check, plan
 from serialbench.commands.options import add_filter_arguments, add_with_argument, parser
@@ -37,7 +38,7 @@ DEFAULT_TIER = "1K"  # what round-trips does not depend on size; --tier checks o
 def verdict_text(c: Check) -> str:
     if c.row.declared:
         return str(c.verdict)
-    reason = c.row.case.unsupported.get(_stands_for(c.row)) or "declared unsupported"
+    reason = c.row.refusal or c.row.case.unsupported.get(_stands_for(c.row)) or "declared unsupported"
     if c.verdict.status == REJECTED:
         return f"rejected: {reason} [run anyway: {library_error(c.verdict.detail, limit=100)}]"
     return f"{c.verdict} [declared unsupported: {reason}]"
@@ -77,18 +78,22 @@ def run(argv: list[str]) -> int:
         + edge_legend()
     cli.formatter_class = argparse.RawDescriptionHelpFormatter
     add_filter_arguments(cli)
-    cli.add_argument("--edge", action=argparse.BooleanOptionalAction, default=True,
-                     help="also check the edge inputs (default: yes); they never change the exit status")
+    cli.add_argument("--edge", action=argparse.BooleanOptionalAction,
+                     help="also check the edge inputs (default: yes, but not with --payload); they never "
+                          "change the exit status")
     add_with_argument(cli, "the check")
     args = cli.parse_args(argv)
     if args.with_specs and not overlay_active():  # the command again, its libraries from the overlay
         return run_with_overlay("verify", argv, args.with_specs, lambda message: print(message, file=sys.stderr))
+    sources = parse_payloads(args.payloads)
     tiers = parse_words(args.tier, list(TIERS), "tier") or [DEFAULT_TIER]
-    kinds = parse_words(args.input, list(INPUT_KINDS), "input") or default_inputs()
+    kinds = parse_words(args.input, list(INPUT_KINDS), "input") or ([] if sources else default_inputs())
     warnings: list[str] = []
-    _, cases = select(args.case_dirs, (), ",".join(tiers), ",".join(kinds), warnings.append)
-    rows = plan(cases, kinds, tiers, args.edge, args.patterns)
-    shown_in_table = set(unsupported_reasons(cases, kinds, tiers, ()))
+    _, cases = select(args.case_dirs, (), ",".join(tiers), ",".join(kinds) or None, warnings.append,
+                      payloads=args.payloads)
+    edges = args.edge if args.edge is not None else not sources
+    rows = plan(cases, kinds, tiers, edges, args.patterns, sources)
+    shown_in_table = set(unsupported_reasons(cases, kinds, tiers, (), sources))
     for message in warnings:  # broken case modules, missing libraries
         if message not in shown_in_table:
             print(message, file=sys.stderr)
@@ -107,6 +112,8 @@ def run(argv: list[str]) -> int:
 def _check_row(row: Row, cases: Sequence[Case]) -> Verdict:
     if row.tier is None:
         return check(row.case, edge_payload(row.input), cases)
+    if row.payload is not None:
+        return check(row.case, build(row.payload), cases)
     try:
         payload = make_payload(row.input, row.tier)
     except MemoryError as exc:  # an oversize tier is refused before anything is allocated

@@ -146,7 +146,7 @@ def _run_worker(side, names: list[str]) -> dict[str, dict]:
 
     from serialbench.measure.sides import worker_environment
 
-    request = json.dumps({"names": names, "case_dirs": list(side.case_dirs)})
+    request = json.dumps({"names": names, "case_dirs": list(side.case_dirs), "payloads": list(side.payloads)})
     try:
         done = subprocess.run([side.python, "-P", WORKER, request], cwd=side.root, env=worker_environment(side),
                               capture_output=True, text=True, timeout=WORKER_TIMEOUT_S)

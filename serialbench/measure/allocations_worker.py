@@ -41,7 +41,12 @@ def main() -> None:
     noop()
     overhead = allocations.count(noop)
     print(json.dumps({"overhead": [overhead.bytes_per_op, overhead.allocs_per_op]}), flush=True)
-    benchmarks, cases = select(request["case_dirs"], names, tiers, inputs)
+    if request.get("payloads"):  # a side whose serialbench knows --payload, as its `list` checked
+        from serialbench.catalog.registry import select_named
+
+        benchmarks, cases = select_named(request["case_dirs"], names, request["payloads"])
+    else:
+        benchmarks, cases = select(request["case_dirs"], names, tiers, inputs)
     for bench in benchmarks:
         try:
             op = prepare(bench, cases).op

@@ -30,7 +30,12 @@ def main() -> None:
         from serialbench.registry import prepare, select
 
     request = json.loads(sys.argv[1])
-    benchmarks, cases = select(request["case_dirs"], [request["name"]], request["tier"], request["input"])
+    if request.get("payloads"):  # a side whose serialbench knows --payload, as its `list` checked
+        from serialbench.catalog.registry import select_named
+
+        benchmarks, cases = select_named(request["case_dirs"], [request["name"]], request["payloads"])
+    else:
+        benchmarks, cases = select(request["case_dirs"], [request["name"]], request["tier"], request["input"])
     bench = next(b for b in benchmarks if b.name == request["name"])
     op = prepare(bench, cases).op
     calls(op, 2)

@@ -83,7 +83,8 @@ def count_instructions(side: Side, name: str, calls: int | None = None, cycles: 
     _, _, kind, tier = name.split("/")
     with tempfile.TemporaryDirectory(prefix="serialbench-callgrind-") as tmp:
         out = os.path.join(tmp, "callgrind.out")
-        request = {"name": name, "input": kind, "tier": tier, "case_dirs": list(side.case_dirs), "out": out,
+        request = {"name": name, "input": kind, "tier": tier, "case_dirs": list(side.case_dirs),
+                   "payloads": list(side.payloads), "out": out,
                    "target": TARGET_INSTRUCTIONS, "max_calls": MAX_CALLS, "calls": calls or 0}
         cmd = [valgrind, "--tool=callgrind", "--quiet", "--collect-atstart=no", f"--toggle-collect={MARKER}",
                f"--dump-after={MARKER}", f"--callgrind-out-file={out}", *(CACHE if cycles else ()),

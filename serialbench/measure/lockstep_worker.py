@@ -48,8 +48,9 @@ def random_heap_padding():
 class Worker:
     """The benchmark being timed in this process, between a prepare and a release."""
 
-    def __init__(self, case_dirs, clock=timeloop.CLOCK):
+    def __init__(self, case_dirs, clock=timeloop.CLOCK, payloads=()):
         self.case_dirs = case_dirs
+        self.payloads = list(payloads)
         self.clock = clock
         self.time_func = self.op = None
         self.calls = 1
@@ -79,8 +80,10 @@ class Worker:
         case's libraries on sys.path, 25 ms that each prepare of a round would otherwise repeat."""
         registry, _, inputs = side_api()
         if self.selection is None:
+            # Only a side whose serialbench knows --payload gets payloads (its `list` checked them).
+            mine = {"payloads": self.payloads} if self.payloads else {}
             benchmarks, cases = registry.select(self.case_dirs, [], ",".join(inputs.TIERS),
-                                                ",".join(inputs.INPUT_KINDS))
+                                                ",".join(inputs.INPUT_KINDS), **mine)
             self.selection = {bench.name: bench for bench in benchmarks}, cases
         benchmarks, cases = self.selection
         if name not in benchmarks:
@@ -177,7 +180,7 @@ def main() -> None:
              "versions": distribution_versions(config.get("distributions", ()))}
     reply.write(json.dumps(hello) + "\n")
     reply.flush()
-    serve(sys.stdin, reply, Worker(config["case_dirs"]))
+    serve(sys.stdin, reply, Worker(config["case_dirs"], payloads=config.get("payloads", ())))
     # Skip the interpreter's teardown (a third of a second with TensorFlow's modules loaded, for
     # each side at the end of every round): nothing is left to write but stderr.
     sys.stderr.flush()

@@ -20,6 +20,7 @@ import json
 import statistics
 import time
 import tracemalloc
+from collections.abc import Sequence
 
 from serialbench.measure import allocations
 
@@ -55,14 +56,13 @@ def measure(op, calls: int = DEFAULT_CALLS, budget_s: float = TIME_BUDGET_S) -> 
     return {"peak_bytes": max(peaks), "retained_bytes": int(statistics.median(retained)), "calls": len(peaks)}
 
 
-def worker(names: list[str], case_dirs: list[str], calls: int) -> int:
+def worker(names: list[str], case_dirs: list[str], calls: int, payloads: Sequence[str] = ()) -> int:
     """Measure `names` (one FORMAT/IMPL) and print one JSON line per benchmark, after a line with
-    the harness's allocations per op (baseline/noop), which each benchmark's have had taken off."""
-    from serialbench.catalog.registry import Benchmark, CaseFailed, find_case, prepare, select
+    the harness's allocations per op (baseline/noop), which each benchmark's have had taken off.
+    A name whose INPUT is not a built-in kind is one of `payloads` (--payload arguments)."""
+    from serialbench.catalog.registry import Benchmark, CaseFailed, find_case, prepare, select_named
 
-    tiers = ",".join(dict.fromkeys(name.split("/")[3] for name in names))
-    inputs = ",".join(dict.fromkeys(name.split("/")[2] for name in names))
-    benchmarks, cases = select(case_dirs, names, tiers, inputs)
+    benchmarks, cases = select_named(case_dirs, names, payloads)
     overhead = None
     if allocations.available() is None:
         noop = prepare(Benchmark(find_case(cases, *NOOP), "float32", "1K"), cases).op

@@ -55,7 +55,7 @@ class Process:
     def __init__(self, side: Side, cpu: int | None = None):
         self.side = side
         self.stderr = tempfile.TemporaryFile(mode="w+")
-        config = {"case_dirs": list(side.case_dirs),
+        config = {"case_dirs": list(side.case_dirs), "payloads": list(side.payloads),
                   "distributions": list(side.distributions)}
         self.popen = subprocess.Popen([side.python, "-P", str(WORKER), json.dumps(config)], cwd=side.root,
                                       env=worker_environment(side), stdin=subprocess.PIPE, stdout=subprocess.PIPE,

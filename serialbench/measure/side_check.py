@@ -38,10 +38,11 @@ def cause(exc: BaseException, name: str) -> str:
     return text
 
 
-def check(names, case_dirs, worker_module) -> tuple[dict[str, str], list[str]]:
-    """The cause of each benchmark that fails to prepare, and the selected cases' distributions."""
+def check(names, case_dirs, worker_module, payloads=()) -> tuple[dict[str, str], list[str]]:
+    """The cause of each benchmark that fails to prepare, and the selected cases' distributions.
+    A payload's benchmark is prepared at its own size: it has no other."""
     registry, _, inputs = worker_module.side_api()
-    worker = worker_module.Worker(case_dirs)
+    worker = worker_module.Worker(case_dirs, payloads=payloads)
     smallest = list(inputs.TIERS)[0]
     failed: dict[str, str] = {}
     libraries: dict[str, None] = {}
@@ -51,7 +52,8 @@ def check(names, case_dirs, worker_module) -> tuple[dict[str, str], list[str]]:
         libraries.update(dict.fromkeys(getattr(worker.find(name)[0].case, "libraries", ())))
         if group not in tried:
             try:
-                bench, cases = worker.find(f"{group}/{smallest}")
+                kind = name.split("/")[2]
+                bench, cases = worker.find(f"{group}/{smallest}" if kind in inputs.INPUT_KINDS else name)
                 worker_module.prepare_benchmark(registry, bench, cases, True)
                 tried[group] = None
             except Exception as exc:  # noqa: BLE001 - every failure is a cause to report, not fatal
@@ -67,7 +69,7 @@ def main() -> None:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     worker_module = load_worker()
-    failed, libraries = check(config["names"], config["case_dirs"], worker_module)
+    failed, libraries = check(config["names"], config["case_dirs"], worker_module, config.get("payloads", ()))
     versions = worker_module.distribution_versions(dict.fromkeys([*config["distributions"], *libraries]))
     reply.write(json.dumps({"failed": failed, "libraries": libraries, "versions": versions,
                             "python": sys.version.split()[0]}) + "\n")

@@ -34,22 +34,24 @@ ACTIVE_OVERLAY = "SERIALBENCH_OVERLAY"  # set in a command re-run with --with: i
 
 
 def check_selection(case_dirs: Sequence[str], patterns: Sequence[str], tiers: str | None,
-                    inputs: str | None) -> None:
-    """The user's selection, checked once before any side: the tiers, the input kinds, and that every
-    -b pattern names a benchmark of the catalog, whether or not its libraries are installed here
-    (an overlay may bring them)."""
+                    inputs: str | None, payloads: Sequence[str] = ()) -> None:
+    """The user's selection, checked once before any side: the tiers, the input kinds, the payloads,
+    and that every -b pattern names a benchmark of the catalog, whether or not its libraries are
+    installed here (an overlay may bring them)."""
     from serialbench.catalog.discovery import discover
     from serialbench.catalog.inputs import INPUT_KINDS, TIERS, default_inputs
+    from serialbench.catalog.payloads import parse_payloads
     from serialbench.catalog.registry import all_benchmarks, name_matches
     from serialbench.catalog.registry import case_dirs as directories
     from serialbench.core.parsing import parse_words
 
+    sources = parse_payloads(payloads)
     tier_list = parse_words(tiers, list(TIERS), "tier") or list(TIERS)
-    input_list = parse_words(inputs, list(INPUT_KINDS), "input") or default_inputs()
+    input_list = parse_words(inputs, list(INPUT_KINDS), "input") or ([] if sources else default_inputs())
     if not patterns:
         return
     names = [b.name for b in all_benchmarks(discover(directories(case_dirs), lambda message: None),
-                                            input_list, tier_list)]
+                                            input_list, tier_list, sources)]
     for pattern in patterns:
         if not any(name_matches(name, pattern) for name in names):
             raise UsageError(f"-b {pattern!r} matches no benchmark at --tier {','.join(tier_list)} and --input "
@@ -60,6 +62,7 @@ def check_selection(case_dirs: Sequence[str], patterns: Sequence[str], tiers: st
 def list_benchmarks(side: Side, filters: Sequence[str]) -> tuple[list[str], str]:
     """The side's selected benchmark names, or ([], why) when it cannot list them."""
     cases = [arg for directory in side.case_dirs for arg in ("--cases", directory)]
+    cases += [arg for payload in side.payloads for arg in ("--payload", payload)]
     done = subprocess.run([side.python, "-P", "-m", "serialbench", "list", *filters, *cases], cwd=side.root,
                           env=worker_environment(side), capture_output=True, text=True)
     left_out = [line for line in done.stderr.splitlines() if "is not installed" in line]
@@ -86,7 +89,7 @@ class Checked:
 
 def check_side(side: Side, names: Sequence[str]) -> tuple[dict[str, str], list[str], dict[str, str]]:
     """(causes of the benchmarks the side cannot run, its cases' distributions, their versions)."""
-    config = {"names": list(names), "case_dirs": list(side.case_dirs),
+    config = {"names": list(names), "case_dirs": list(side.case_dirs), "payloads": list(side.payloads),
               "distributions": [installed.split()[0] for installed in side.installed]}
     done = subprocess.run([side.python, "-P", str(CHECK_SCRIPT), json.dumps(config)], cwd=side.root,
                           env=worker_environment(side), capture_output=True, text=True)

@@ -33,6 +33,7 @@ class Side:
     own_serialbench: bool = True  # its serialbench is root's (not so for a foreign --cases repository)
     libraries: tuple[str, ...] = ()  # distributions the selected cases use: their versions go in its files
     ran: tuple[str, ...] = ()  # what it imported, as named: "protobuf 6.33.6 (installed)" (side_setup.py)
+    payloads: tuple[str, ...] = ()  # --payload arguments (paths absolute): its workers build the same inputs
 
     @property
     def short(self) -> str:
