@@ -141,8 +141,11 @@ def select(
     if patterns:
         for pattern in patterns:
             if not any(name_matches(b.name, pattern) for b in benchmarks):
-                why = "".join(f"; {reason}" for reason in unsupported_reasons(available, input_list, tier_list,
-                                                                             [pattern], sources))
+                groups: dict[tuple[str, str], list[Case]] = {}
+                for case, kind, reason in _unsupported(available, input_list, tier_list, [pattern], sources):
+                    groups.setdefault((kind, reason), []).append(case)
+                why = "".join(f"; {_labels(refusing, available)}: no {kind}: {reason}"
+                              for (kind, reason), refusing in groups.items())
                 raise UsageError(
                     f"-b {pattern!r} matches no benchmark{why}; names are FORMAT/IMPL/INPUT/TIER, "
                     "see 'python -m serialbench list'"
@@ -179,22 +182,29 @@ def floor_benchmarks(candidates: Sequence[Benchmark], names: set[str]) -> list[B
 def unsupported_reasons(cases: Sequence[Case], inputs: Sequence[str], tiers: Sequence[str],
                         patterns: Sequence[str], payloads: Sequence[PayloadSource] = ()) -> list[str]:
     """Why a selected case leaves out a selected input kind or payload, one line per case and input."""
-    reasons = [
-        (case, f"{case.label}: no {kind}: {reason}")
+    return [f"{case.label}: no {kind}: {reason}"
+            for case, kind, reason in _unsupported(cases, inputs, tiers, patterns, payloads)]
+
+
+def _unsupported(cases: Sequence[Case], inputs: Sequence[str], tiers: Sequence[str], patterns: Sequence[str],
+                 payloads: Sequence[PayloadSource]) -> list[tuple[Case, str, str]]:
+    """(case, input kind or payload word, reason), case by case in registration order."""
+    found = [
+        (case, kind, reason)
         for case in cases
         for kind, reason in case.unsupported.items()
         if kind in inputs and (not patterns or any(
             name_matches(f"{case.format}/{case.impl}/{kind}/{tier}", p) for tier in tiers for p in patterns))
     ]
-    reasons += [
-        (case, f"{case.label}: no {source.word}: {refusal}")
+    found += [
+        (case, source.word, refusal)
         for source in payloads
         for case in cases
         if (refusal := payload_refusal(case, source, cases)) and (not patterns or any(
             name_matches(f"{case.format}/{case.impl}/{source.word}/{source.tier}", p) for p in patterns))
     ]
     order = {case.label: index for index, case in enumerate(cases)}
-    return [line for _, line in sorted(reasons, key=lambda item: order[item[0].label])]
+    return sorted(found, key=lambda item: order[item[0].label])
 
 
 def refusal_summary(cases: Sequence[Case], payloads: Sequence[str], patterns: Sequence[str] = ()) -> list[str]:

@@ -28,9 +28,11 @@ from serialbench.catalog.payloads import build, parse_payloads
 from serialbench.catalog.registry import select, unsupported_reasons
 from serialbench.catalog.roundtrip import Check, Row, check, plan
 from serialbench.commands.options import add_filter_arguments, add_with_argument, parser
+from serialbench.core.errors import UsageError
 from serialbench.core.parsing import parse_words
 from serialbench.core.tables import text_table
 from serialbench.measure.side_setup import overlay_active, run_with_overlay
+from serialbench.views.payload_matrix import payload_matrix
 
 DEFAULT_TIER = "1K"  # what round-trips does not depend on size; --tier checks other sizes
 
@@ -81,6 +83,9 @@ def run(argv: list[str]) -> int:
     cli.add_argument("--edge", action=argparse.BooleanOptionalAction,
                      help="also check the edge inputs (default: yes, but not with --payload); they never "
                           "change the exit status")
+    cli.add_argument("--matrix", action="store_true",
+                     help="with --payload: a row per FORMAT/IMPL and a column per payload (give one dtype each to "
+                          "see which formats carry which dtypes), the reasons numbered below it")
     add_with_argument(cli, "the check")
     args = cli.parse_args(argv)
     if args.with_specs and not overlay_active():  # the command again, its libraries from the overlay
@@ -98,7 +103,16 @@ def run(argv: list[str]) -> int:
         if message not in shown_in_table:
             print(message, file=sys.stderr)
     checks = [Check(row, _check_row(row, cases)) for row in rows]
-    print(format_table(checks))
+    if args.matrix and not sources:
+        raise UsageError("--matrix lays out payloads: give --payload (one per dtype, say)")
+    if args.matrix:
+        rest = [c for c in checks if c.row.payload is None]
+        print(payload_matrix(checks, [source.word for source in sources]), end="")
+        if rest:
+            print()
+            print(format_table(rest))
+    else:
+        print(format_table(checks))
     timed = [c for c in checks if c.row.timed]
     failed = [c for c in checks if c.failed]
     if failed:
