@@ -297,3 +297,28 @@ def test_memory_rebuilds_a_payload_from_what_the_result_file_records(tmp_path):
     done = serialbench("memory", out, "--calls", "2", "-b", "kserve-grpc/*")
     assert done.returncode == 0, done.stderr.decode()
     assert "kserve-grpc/raw/ids/128" in json.loads((tmp_path / "run.memory.json").read_text())["benchmarks"]
+
+
+def test_dump_writes_a_payload_s_body():
+    done = serialbench("dump", "triton-binary/join/ids/256", "--payload", "ids=input_ids:int64[2,8],mask:int64[2,8]")
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.startswith(b'{"inputs":[{"name":"input_ids","shape":[2,8],"datatype":"INT64"')
+    assert len(done.stdout) == int(done.stderr.decode().split("Inference-Header-Content-Length: ")[1]) + 256
+
+
+def test_a_side_lists_and_checks_the_payload_it_carries():
+    from serialbench.measure.side_setup import check_side, list_benchmarks
+    from serialbench.measure.sides import Side
+    from tests.helpers import PROJECT_ROOT
+
+    side = Side("HEAD", PROJECT_ROOT, payloads=("act=x:bfloat16[2,4]",))
+    names, why = list_benchmarks(side, ["-b", "kserve-grpc/*"])
+    assert "kserve-grpc/raw/act/16" in names and "kserve-grpc/typed/act/16" not in names, why
+    failed, libraries, _ = check_side(side, names)
+    assert failed == {} and "tritonclient" in libraries
+
+
+def test_bisect_finds_a_payload_s_benchmark_by_its_name():
+    from serialbench.commands.bisect import one_benchmark
+
+    assert one_benchmark([], "triton-binary/join/act", ["act=x:bfloat16[2,4]"]) == "triton-binary/join/act/16"
