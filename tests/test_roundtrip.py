@@ -101,3 +101,12 @@ def test_two_cases_for_one_half_of_a_round_trip_are_refused(tmp_path):
     done = serialbench("list", "--cases", tmp_path)
     assert assert_one_line_usage_error(done).endswith(
         "toy/send and toy/send-again both declare the encode half of the 'toy' round trip; one case per half")
+
+
+def test_the_cases_slow_at_1m_are_every_case_of_the_json_formats():
+    from serialbench.catalog.discovery import BUILTIN_CASES_DIR, discover
+    from serialbench.commands.calibrate import slow_at_1m
+
+    cases = discover([BUILTIN_CASES_DIR], lambda message: None)
+    json_formats = ("tfserving-rest", "kserve-json")  # calibrate's SLOW_AT_1M before the cases said it
+    assert slow_at_1m() == {case.label for case in cases if case.format in json_formats}
