@@ -83,10 +83,6 @@ class PayloadSource:
         """The tensors as a spec: `input_ids:int64[32,512],attention_mask:int64[32,512]`."""
         return ",".join(map(str, self.tensors))
 
-    @property
-    def dtypes(self) -> list[str]:
-        return list(dict.fromkeys(t.dtype for t in self.tensors))
-
     def metadata(self) -> dict[str, str]:
         """What a result file records of the payload (single-line strings, as pyperf requires)."""
         return {"serialbench_payload": " ".join(self.argument.split()),
