@@ -141,20 +141,20 @@ class InputKind:
     name: str
     build: Callable[[int], tuple[Tensor, ...]]
     bytes_per_unit: int  # raw input bytes per element (or byte), to refuse oversize tiers early
-    form: str  # ARRAY, BYTES or BATCH: the form of its tensors
     default: bool = True  # part of the default run
+    form: str = ARRAY  # ARRAY, BYTES or BATCH: the form of its tensors
 
 
 INPUT_KINDS: dict[str, InputKind] = {
     kind.name: kind
     for kind in (
-        InputKind("float32", _float32, 4, ARRAY),
-        InputKind("png", _png, 1, BYTES),
-        InputKind("int32x3", _int32x3, 12, ARRAY),
+        InputKind("float32", _float32, 4),
+        InputKind("png", _png, 1, form=BYTES),
+        InputKind("int32x3", _int32x3, 12),
         # Not in the default run; chosen with --input.
-        InputKind("float64", lambda n: (Tensor("input", float64_array(n)),), 8, ARRAY, default=False),
-        InputKind("uint8", lambda n: (Tensor("images", uint8_images(n)),), 1, ARRAY, default=False),
-        InputKind("bytes-batch", lambda n: (Tensor("images", png_batch(n)),), 1, BATCH, default=False),
+        InputKind("float64", lambda n: (Tensor("input", float64_array(n)),), 8, default=False),
+        InputKind("uint8", lambda n: (Tensor("images", uint8_images(n)),), 1, default=False),
+        InputKind("bytes-batch", lambda n: (Tensor("images", png_batch(n)),), 1, default=False, form=BATCH),
     )
 }
 
