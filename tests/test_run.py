@@ -1,8 +1,9 @@
-"""A real pyperf run with the smallest settings: result file, metadata contract, failures."""
+"""The run with the smallest settings, as a user runs it: result file, metadata contract, failures, the
+rule's options; and the rule itself (which benchmarks stop after a round) on hand-built rounds."""
 
 import json
+import math
 import re
-import statistics
 import subprocess
 import sys
 import textwrap
@@ -10,9 +11,15 @@ import textwrap
 import pyperf
 import pytest
 
-from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench
+from serialbench.measure.rounds import FLOOR_RATIO, Settings, _still_running, floor_ratio
+from serialbench.measure.schedule import Run, Session
+from serialbench.measure.sides import Side
+from serialbench.views.progress import RoundProgress
+from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
 
 SELECTION = ["-b", "baseline/*/float32/1K", "-b", "triton-binary/join/int32x3/1K", "-b", "tfserving-rest/orjson/png/1K"]
+NAMES = ["baseline/tobytes/float32/1K", "baseline/tobytes/png/1K", "baseline/tobytes/int32x3/1K",
+         "baseline/noop/float32/1K", "tfserving-rest/orjson/png/1K", "triton-binary/join/int32x3/1K"]
 CONTRACT_KEYS = {
     "serialbench_format", "serialbench_impl", "serialbench_input", "serialbench_tier",
     "serialbench_direction", "input_bytes", "payload_bytes", "serialbench_commit", "serialbench_dirty",
@@ -28,47 +35,14 @@ def result_file(tmp_path_factory):
     return path, done.stdout.decode()
 
 
-def test_run_prints_progress_and_writes_every_selected_benchmark_and_the_floor(result_file):
+def test_run_writes_every_selected_benchmark_and_the_floor_in_run_order(result_file):
     path, stdout = result_file
     suite = pyperf.BenchmarkSuite.load(str(path))
-    names = ["baseline/tobytes/float32/1K", "baseline/tobytes/png/1K", "baseline/tobytes/int32x3/1K",
-             "baseline/noop/float32/1K", "tfserving-rest/orjson/png/1K", "triton-binary/join/int32x3/1K"]
-    assert suite.get_benchmark_names() == names
-    for index, name in enumerate(names, start=1):
-        assert f"[{index}/6] {name}" in stdout
-
-
-def test_one_benchmark_ends_with_a_summary_in_multiples_of_the_floor_it_added(tmp_path):
-    path = tmp_path / "one.json"
-    done = serialbench(*SMALLEST, "-b", "triton-binary/join/float32/1K", "-o", path)
-    assert done.returncode == 0, done.stderr.decode()
-    stdout = done.stdout.decode()
-    assert pyperf.BenchmarkSuite.load(str(path)).get_benchmark_names() == [
-        "baseline/tobytes/float32/1K", "triton-binary/join/float32/1K"]
-    assert re.search(r"^\[2/2\] triton-binary/join/float32/1K  \(\d+ s so far, ~\d+ s left\)$", stdout, re.M)
-    assert "WARNING" not in stdout and "Mean +- std dev" not in stdout  # pyperf's own display
-    after_results = stdout.split(f"results: {path}\n", 1)[1]
-    assert "float32, encode: median time per op" in after_results
-    assert re.search(r"^triton-binary/join +\d[\d.]* (ns|us|ms) +\d[\d.,]*x$", after_results, re.M) or re.search(
-        r"^ +\d[\d.,]*x +$", after_results, re.M)  # the multiple beside the time, or under it
-    assert all(len(line) <= 80 for line in after_results.split("\n\n", 1)[1].splitlines())
-
-
-def test_no_summary_ends_with_the_results_path(tmp_path):
-    path = tmp_path / "quiet.json"
-    done = serialbench(*SMALLEST, "--no-summary", "-b", "baseline/tobytes/float32/1K", "-o", path)
-    assert done.returncode == 0, done.stderr.decode()
-    stdout = done.stdout.decode()
-    assert stdout.endswith(f"results: {path}\n")
-    assert "median time per op" not in stdout
-
-
-def test_unstable_results_get_one_line_each_and_one_closing_line(result_file):
-    _, stdout = result_file  # one value of one loop: every result is flagged (a value under 1 ms)
-    assert stdout.count("  unstable: a value lasts only") == 6
-    (closing,) = [line for line in stdout.splitlines() if "results unstable" in line]
-    assert closing.startswith("6 of 6 results unstable: rerun them")
-    assert "'python -m serialbench compare'" in closing
+    assert suite.get_benchmark_names() == NAMES
+    settled = re.findall(r"^\[(\d)/6\] (\S+)  ", stdout, re.M)
+    assert sorted(name for _, name in settled) == sorted(NAMES)
+    assert [int(k) for k, _ in settled] == [1, 2, 3, 4, 5, 6]
+    assert re.search(r"^round 1: \d+ s, 6 benchmarks; 0 of 6 settled, \d+ s so far", stdout, re.M)
 
 
 def test_each_benchmark_carries_the_metadata_contract(result_file):
@@ -82,7 +56,18 @@ def test_each_benchmark_carries_the_metadata_contract(result_file):
         assert metadata["serialbench_direction"] == "encode"
         assert metadata["numpy_version"]
         assert metadata["serialbench_malloc"] == "steady"
+        assert metadata["serialbench_precision"] == 0.03
         assert bench.median() > 0
+        assert [run.get_metadata()["serialbench_round"] for run in bench.get_runs()] == [0]
+
+
+def test_each_benchmark_s_multiple_of_the_floor_is_taken_in_its_own_process(result_file):
+    path, _ = result_file
+    suite = pyperf.BenchmarkSuite.load(str(path))
+    (run,) = suite.get_benchmark("triton-binary/join/int32x3/1K").get_runs()
+    assert run.get_metadata()[FLOOR_RATIO] > 0
+    (floor,) = suite.get_benchmark("baseline/tobytes/float32/1K").get_runs()
+    assert FLOOR_RATIO not in floor.get_metadata()  # the floor itself has none
 
 
 def test_versions_of_the_libraries_a_case_exercises_are_recorded(result_file):
@@ -111,6 +96,35 @@ def test_pyperf_compare_to_reads_the_result(result_file, tmp_path):
     assert "Traceback" not in done.stderr
 
 
+def test_rows_short_of_the_precision_say_so_and_the_run_counts_them(result_file):
+    _, stdout = result_file  # one process each: no interval at all
+    assert stdout.count("(no interval), short of +-3.0% (1 process)") == 6
+    (closing,) = [line for line in stdout.splitlines() if "reached +-3.0%" in line]
+    assert closing.startswith("0 of 6 benchmarks reached +-3.0%; 6 stopped short")
+    assert "'python -m serialbench compare'" in closing
+
+
+def test_one_benchmark_ends_with_a_summary_in_multiples_of_the_floor_it_added(tmp_path):
+    path = tmp_path / "one.json"
+    done = serialbench(*SMALLEST, "-b", "triton-binary/join/float32/1K", "-o", path)
+    assert done.returncode == 0, done.stderr.decode()
+    stdout = done.stdout.decode()
+    assert pyperf.BenchmarkSuite.load(str(path)).get_benchmark_names() == [
+        "baseline/tobytes/float32/1K", "triton-binary/join/float32/1K"]
+    after_results = stdout.split(f"results: {path}\n", 1)[1]
+    assert "float32, encode: median time per op" in after_results
+    assert re.search(r"^triton-binary/join +\d[\d.]* (ns|us|ms) +\d[\d.,]*x$", after_results, re.M) or re.search(
+        r"^ +\d[\d.,]*x +$", after_results, re.M)  # the multiple beside the time, or under it
+    assert all(len(line) <= 80 for line in after_results.split("\n\n", 1)[1].splitlines())
+
+
+def test_no_summary_ends_with_the_results_path(tmp_path):
+    path = tmp_path / "quiet.json"
+    done = serialbench(*SMALLEST, "--quiet", "--no-summary", "-b", "baseline/tobytes/float32/1K", "-o", path)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode() == f"results: {path}\n"
+
+
 def test_without_o_results_go_to_results_dir_and_never_overwrite(tmp_path):
     done = serialbench(*SMALLEST, "-b", "baseline/noop/float32/1K")
     again = serialbench(*SMALLEST, "-b", "baseline/noop/float32/1K")
@@ -124,6 +138,14 @@ def test_without_o_results_go_to_results_dir_and_never_overwrite(tmp_path):
     finally:
         for path in written:
             __import__("os").remove(path)
+
+
+def test_append_adds_the_processes_of_another_run(tmp_path):
+    path = tmp_path / "run.json"
+    for _ in range(2):
+        done = serialbench(*SMALLEST, "--no-summary", "-b", "baseline/tobytes/float32/1K", "--append", path)
+        assert done.returncode == 0, done.stderr.decode()
+    assert len(pyperf.BenchmarkSuite.load(str(path)).get_benchmark("baseline/tobytes/float32/1K").get_runs()) == 2
 
 
 def test_a_case_that_raises_in_setup_is_reported_and_the_run_goes_on(tmp_path):
@@ -154,27 +176,63 @@ def test_a_case_that_raises_in_setup_is_reported_and_the_run_goes_on(tmp_path):
         "baseline/tobytes/float32/1K", "fragile/fine/float32/1K"]
 
 
-def fast_runs(tmp_path, *options):
+def test_fast_is_six_processes_each_with_loops_calibrated_once(tmp_path):
     path = tmp_path / "fast.json"
-    done = serialbench("--fast", "--min-time", "0.001", *options, "-b", "baseline/tobytes/float32/1K", "-o", path)
+    done = serialbench("--fast", "--min-time", "0.0005", "--no-summary", "-b", "baseline/tobytes/float32/1K", "-o",
+                       path)
     assert done.returncode == 0, done.stderr.decode()
-    return pyperf.BenchmarkSuite.load(str(path)).get_benchmark("baseline/tobytes/float32/1K").get_runs()
+    runs = pyperf.BenchmarkSuite.load(str(path)).get_benchmark("baseline/tobytes/float32/1K").get_runs()
+    assert [len(run.values) for run in runs] == [5] * 6
+    assert len({run.get_metadata()["loops"] for run in runs}) == 1 and runs[0].get_metadata()["loops"] > 1
+    assert sorted(run.get_metadata()["serialbench_round"] for run in runs) == list(range(6))
 
 
-def test_fast_is_one_worker_of_three_values_that_calibrated_its_own_loops(tmp_path):
-    (run,) = fast_runs(tmp_path)  # no separate calibration worker
-    assert (len(run.warmups or ()), len(run.values)) == (0, 3)
-    metadata = run.get_metadata()
-    calls_per_value = metadata["loops"] * metadata["inner_loops"]
-    assert metadata["loops"] > 1
-    assert statistics.median(run.values) * calls_per_value >= 0.001 * 0.5  # a value lasts about --min-time
+@pytest.mark.parametrize("options, message", [
+    (["--fast", "--rigorous"], "--fast and --rigorous are two presets"),
+    (["--max-rounds", "5"], "--max-rounds 5: give at least 6"),
+    (["--precision", "0"], "--precision 0: give a percentage"),
+    (["--rounds", "0"], "--rounds 0: give 1 or more"),
+    (["--values", "0"], "--values 0: give 1 or more"),
+])
+def test_the_rule_s_options_are_checked_before_any_work(options, message):
+    line = assert_one_line_usage_error(serialbench(*options, "-b", "baseline/tobytes/float32/1K"))
+    assert message in line
 
 
-def test_fast_with_loops_given_does_not_calibrate(tmp_path):
-    (run,) = fast_runs(tmp_path, "--loops", "3")
-    assert run.get_metadata()["loops"] == 3
+# --- the rule, on hand-built rounds -----------------------------------------------------------------
+
+def session_with(per_name: dict) -> Session:
+    """A session whose benchmarks' rounds have these medians (and floor ratios)."""
+    session = Session([Side("run", PROJECT_ROOT)], list(per_name))
+    for name, rounds in per_name.items():
+        session.runs["run"][name] = [Run(r, [median], {} if ratio is None else {FLOOR_RATIO: ratio})
+                                     for r, (median, ratio) in enumerate(rounds)]
+    return session
 
 
-def test_fast_keeps_the_options_given_explicitly(tmp_path):
-    runs = fast_runs(tmp_path, "-p", "2", "--values=2", "-w", "1")
-    assert [(len(run.warmups or ()), len(run.values)) for run in runs] == [(1, 2), (1, 2)]
+def test_a_benchmark_stops_once_its_median_and_its_multiple_are_within_the_precision():
+    quiet = [(1.0 + 0.001 * r, 5.0 * (1 + 0.001 * (-1) ** r)) for r in range(6)]
+    noisy = [(1.0 + 0.1 * (-1) ** r, 5.0) for r in range(6)]
+    loose_multiple = [(1.0, 5.0 * (1 + 0.1 * (-1) ** r)) for r in range(6)]
+    floor = [(0.2, None)] * 6
+    floors = {"a/q/float32/1K": "f/f/float32/1K", "a/n/float32/1K": "f/f/float32/1K",
+              "a/l/float32/1K": "f/f/float32/1K", "f/f/float32/1K": None}
+    session = session_with({"a/q/float32/1K": quiet, "a/n/float32/1K": noisy, "a/l/float32/1K": loose_multiple,
+                            "f/f/float32/1K": floor})
+    progress = RoundProgress(list(floors), floors, 0.03, Settings(6, 20, 5))
+    lines = []
+    settled = progress.settle(session, list(floors), False, lines.append)
+    assert settled == {"a/q/float32/1K"}  # the floor goes on: two benchmarks still need it
+    assert lines == ["[1/4] a/q/float32/1K  1.00 s +-0.3%, 5.0x of the floor +-0.1% (6 processes)"]
+    assert _still_running(list(floors), settled, floors) == ["a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"]
+    final = progress.settle(session, ["a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"], True, lines.append)
+    assert final == {"a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"}
+    assert lines[1] == "[2/4] a/n/float32/1K  1.00 s +-10%, 5.0x of the floor +-0.0%, short of +-3.0% (6 processes)"
+    assert progress.closing().startswith("2 of 4 benchmarks reached +-3.0%; 2 stopped short")
+
+
+def test_a_round_s_multiple_is_the_median_of_its_cycles_ratios_to_the_floor():
+    assert floor_ratio([0, 1], [[2.0, 4.0, 3.0], [1.0, 1.0, 1.0]]) == pytest.approx(3.0)
+    # a slow op's one value between two of its floor's: their median is the floor of that cycle
+    assert floor_ratio([1, 0, 1], [[1.0], [10.0], [3.0]]) == pytest.approx(5.0)
+    assert math.isclose(floor_ratio([0, 1], [[1.0, 9.0], [1.0, 1.0]]), 3.0)

@@ -9,9 +9,16 @@ the worker of the other side is alive at the same time and idle while this one t
 two sides' values alternate milliseconds apart (lockstep) and a change of the machine's speed
 within seconds falls on both alike.
 
-Requests: {"do": "prepare", "name", "loops" (0: calibrate), "min_time", "check" (the round trip)},
-{"do": "sample", "rewarm"} (one value, in seconds per op, after `rewarm` seconds of untimed calls),
-{"do": "release"}, {"do": "exit"}.
+The run (commands/run.py) uses the same worker for its one side: a process holds a benchmark and
+its memcpy floor at once (two slots) and alternates their values, so that the benchmark's multiple
+of the floor is a ratio of values milliseconds apart, as compare's HEAD/BASE is.
+
+Requests: {"do": "prepare", "name", "loops" (0: calibrate), "min_time", "check" (the round trip),
+"slot" (0, the default, starts a new benchmark; 1 prepares a second op beside it)},
+{"do": "sample", "rewarm", "rewarm_calls", "slot"} (one value, in seconds per op, after `rewarm`
+seconds or `rewarm_calls` calls of untimed calls), {"do": "cycles", "count", "slots", "warm",
+"rewarm_calls"} (each slot's op warmed, then `count` cycles of a value of each slot listed, in turn:
+{"values": one list per slot listed}; see Worker.cycles), {"do": "release"}, {"do": "exit"}.
 """
 
 from __future__ import annotations
@@ -45,33 +52,54 @@ def random_heap_padding():
             [bytes(random.randrange(1, 500)) for _ in range(random.randrange(256))])
 
 
+class Slot:
+    """One prepared op: its timed loop and the live memory that randomises its heap."""
+
+    def __init__(self, op, time_func, loops: int, calls: int, padding):
+        self.op, self.time_func, self.loops, self.calls, self.padding = op, time_func, loops, calls, padding
+
+    def value(self, rewarm: float, rewarm_calls: int, clock) -> float:
+        """One value in seconds per op, after `rewarm` seconds or `rewarm_calls` calls of untimed calls."""
+        if rewarm:
+            timeloop.warm_up(self.op, rewarm, clock)
+        for _ in range(rewarm_calls):
+            self.op()
+        return self.time_func(self.loops) / self.calls
+
+
 class Worker:
-    """The benchmark being timed in this process, between a prepare and a release."""
+    """The benchmark being timed in this process, between a prepare and a release: its op in slot 0,
+    and optionally a second op (the run's memcpy floor) in slot 1."""
 
     def __init__(self, case_dirs, clock=timeloop.CLOCK, payloads=()):
         self.case_dirs = case_dirs
         self.payloads = list(payloads)
         self.clock = clock
-        self.time_func = self.op = None
-        self.calls = 1
-        self.padding = None
+        self.slots: dict[int, Slot] = {}
         self.selection = None
 
-    def prepare(self, name: str, loops: int, min_time: float, check: bool = True) -> dict:
+    @property
+    def op(self):
+        return self.slots[0].op if 0 in self.slots else None
+
+    @property
+    def time_func(self):
+        return self.slots[0].time_func if 0 in self.slots else None
+
+    def prepare(self, name: str, loops: int, min_time: float, check: bool = True, slot: int = 0) -> dict:
         registry, benchmark_metadata, _ = side_api()
-        if self.op is not None:
+        if slot == 0 and self.slots:
             self.release()
-        self.padding = random_heap_padding()
+        padding = random_heap_padding()
         bench, cases = self.find(name)
         prepared = prepare_benchmark(registry, bench, cases, check)
         inner = timeloop.UNROLLED_TIERS.get(bench.tier, 1)
-        self.op = prepared.op
-        self.time_func = timeloop.make_time_func(self.op, inner, self.clock)
+        time_func = timeloop.make_time_func(prepared.op, inner, self.clock)
         if not loops:
-            loops = timeloop.calibrated_loops(self.time_func, min_time)
-        self.loops, self.calls = loops, loops * inner
+            loops = timeloop.calibrated_loops(time_func, min_time)
+        self.slots[slot] = Slot(prepared.op, time_func, loops, loops * inner, padding)
         if loops > 1 or inner > 1:  # an op that fills a value with one call was warmed by prepare's own call
-            self.time_func(loops)  # warm-up, not recorded
+            time_func(loops)  # warm-up, not recorded
         metadata = benchmark_metadata(bench, prepared)
         return {"loops": loops, "inner_loops": inner, "metadata": metadata}
 
@@ -90,14 +118,31 @@ class Worker:
             raise LookupError(f"no benchmark {name} in this checkout")
         return benchmarks[name], cases
 
-    def sample(self, rewarm: float = 0.0) -> float:
-        """One value: seconds per op, after `rewarm` seconds of untimed calls (timeloop.SLOW_CALL)."""
-        if rewarm:
-            timeloop.warm_up(self.op, rewarm, self.clock)
-        return self.time_func(self.loops) / self.calls
+    def sample(self, rewarm: float = 0.0, slot: int = 0, rewarm_calls: int = 0) -> float:
+        """One value: seconds per op, after `rewarm` seconds or `rewarm_calls` calls of untimed calls
+        (timeloop.SLOW_CALL)."""
+        return self.slots[slot].value(rewarm, rewarm_calls, self.clock)
+
+    def cycles(self, count: int, slots=(0,), warm=0.0, rewarm_calls=0) -> list[list[float]]:
+        """`count` cycles, each a value of every slot listed, in that order (a slot may be listed twice:
+        the floor before and after a slow op); one list of values per entry of `slots`. First each slot's
+        op is warmed for `warm` seconds (0: prepare's call was its warm-up), and before each value it is
+        called `rewarm_calls` times (the other op's data evicted its own); warm and rewarm_calls are one
+        number for every slot or a list indexed by slot."""
+        def per_slot(setting, slot):
+            return setting[slot] if isinstance(setting, list) else setting
+
+        for slot in dict.fromkeys(slots):
+            if per_slot(warm, slot):
+                timeloop.warm_up(self.slots[slot].op, per_slot(warm, slot), self.clock)
+        values: list[list[float]] = [[] for _ in slots]
+        for _ in range(count):
+            for slot, found in zip(slots, values):
+                found.append(self.slots[slot].value(0.0, per_slot(rewarm_calls, slot), self.clock))
+        return values
 
     def release(self) -> None:
-        self.time_func = self.op = self.padding = None
+        self.slots.clear()
         # Collect the benchmark's garbage, then freeze what survives (mostly the libraries that the
         # round's benchmarks imported so far): a full collection scans every live object, and with
         # KServe's server code imported it took 150 ms here, paid on both sides after every
@@ -143,6 +188,18 @@ def distribution_versions(names) -> dict:
     return found
 
 
+def process_age() -> float | None:
+    """Seconds since this process started, from /proc (Linux); None elsewhere."""
+    try:
+        with open("/proc/self/stat") as stat:
+            start_ticks = int(stat.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as uptime:
+            uptime_s = float(uptime.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return uptime_s - start_ticks / os.sysconf("SC_CLK_TCK")
+
+
 def serve(requests, reply, worker: Worker) -> None:
     for line in requests:
         request = json.loads(line)
@@ -152,9 +209,13 @@ def serve(requests, reply, worker: Worker) -> None:
         try:
             if action == "prepare":
                 answer = worker.prepare(request["name"], request["loops"], request["min_time"],
-                                        request.get("check", True))
+                                        request.get("check", True), request.get("slot", 0))
             elif action == "sample":
-                answer = {"seconds": worker.sample(request.get("rewarm", 0.0))}
+                answer = {"seconds": worker.sample(request.get("rewarm", 0.0), request.get("slot", 0),
+                                                   request.get("rewarm_calls", 0))}
+            elif action == "cycles":
+                answer = {"values": worker.cycles(request["count"], request.get("slots", (0,)),
+                                                  request.get("warm", 0.0), request.get("rewarm_calls", 0))}
             elif action == "release":
                 worker.release()
                 answer = {}
@@ -178,6 +239,9 @@ def main() -> None:
     side_api()  # fails here, in the hello, when the side's serialbench cannot be imported
     hello = {"serialbench": str(Path(list(serialbench.__path__)[0]).resolve()), "python": sys.version.split()[0],
              "versions": distribution_versions(config.get("distributions", ()))}
+    startup = process_age()
+    if startup is not None:  # process start to ready: the run records it as each worker's cost
+        hello["startup_s"] = round(startup, 3)
     reply.write(json.dumps(hello) + "\n")
     reply.flush()
     serve(sys.stdin, reply, Worker(config["case_dirs"], payloads=config.get("payloads", ())))

@@ -34,6 +34,9 @@ class Side:
     libraries: tuple[str, ...] = ()  # distributions the selected cases use: their versions go in its files
     ran: tuple[str, ...] = ()  # what it imported, as named: "protobuf 6.33.6 (installed)" (side_setup.py)
     payloads: tuple[str, ...] = ()  # --payload arguments (paths absolute): its workers build the same inputs
+    # The process state of its workers (environment.worker_variables); () for the default one. The
+    # run's --malloc-default and --memcpy-default set it; compare's sides always take the default.
+    variables: tuple[tuple[str, str], ...] = ()
 
     @property
     def short(self) -> str:
@@ -67,4 +70,5 @@ def worker_environment(side: Side) -> dict[str, str]:
     inherited = os.environ.get("PYTHONPATH")
     if inherited:
         path.append(inherited)
-    return {**os.environ, **worker_variables(), "PYTHONPATH": os.pathsep.join(path)}
+    variables = dict(side.variables) if side.variables else worker_variables()
+    return {**os.environ, **variables, "PYTHONPATH": os.pathsep.join(path)}

@@ -81,7 +81,10 @@ class Result:
 
     @property
     def median(self) -> float | None:
-        return statistics.median(self.values) if self.values else None
+        """The median over the worker processes (runs) of each one's median value: a process is the
+        unit that the run samples (verdicts/timings.py gives its interval)."""
+        medians = [statistics.median(run.values) for run in self.benchmark.get_runs() if run.values]
+        return statistics.median(medians) if medians else None
 
     @property
     def throughput_mb_s(self) -> float | None:

@@ -16,6 +16,7 @@ from serialbench.results.files import Result
 class Cell:
     lines: list[str]
     marked: bool = False  # fastest of its format (one file) or a flagged change (two files)
+    tie: bool = False  # the fastest of its format and the next, which no test separates
 
 
 @dataclass
@@ -57,7 +58,8 @@ def rows(group: list[Result], table: Table):
 def _cell_lines(cell: Cell | None) -> list[str]:
     if cell is None:
         return ["-"]
-    return [f"* {cell.lines[0]}" if cell.marked else cell.lines[0], *cell.lines[1:]]
+    mark = "* " if cell.marked else "= " if cell.tie else ""
+    return [f"{mark}{cell.lines[0]}", *cell.lines[1:]]
 
 
 def render_text(table: Table, legend: bool = True) -> str:
@@ -79,6 +81,8 @@ def render_markdown(table: Table) -> str:
             parts = [part.replace("  ", " · ") for part in (cell.lines if cell else ["-"])]
             if cell is not None and cell.marked:
                 parts[0] = f"**{parts[0]}**"
+            elif cell is not None and cell.tie:
+                parts[0] = f"= {parts[0]}"
             texts.append(parts)
         rows.append([row, *texts])
     notes = ["", *table.notes] if table.notes else []

@@ -1,93 +1,89 @@
-"""What a run prints while it runs: `[k/N] NAME` with the time so far and left, each result on one
-line, an unstable result flagged on that line, and one closing line about what to do with them.
+"""What a run prints while it runs: a line per round, a line per benchmark as it settles, one closing line.
 
-pyperf prints, per benchmark, its result and, for an unstable one, a warning of seven lines and more
-(the same advice each time); it has no hook for its display, so the runner hides it (runner._quietly) and
-prints these lines instead. The instability checks are pyperf's own (pyperf._cli.format_checks):
-std dev at least 10% of the mean, the minimum or maximum at least 50% away from the mean, a raw
-value (all loops of one value) under 1 ms. Its fourth, "not enough samples", is left out: it asks
-for more processes than a first look (`--fast`, one process) ever has.
+A benchmark settles when its median and its multiple of the floor are both known within the
+precision asked for (verdicts/timings.py), from the fewest processes that give an interval on, or at
+the cap. Its line says which, with the interval's half-width: a row at the cap shows how wide it is,
+not a bare "unstable", and a row whose processes ran at two speeds names both.
 """
 
 from __future__ import annotations
 
-import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
-import pyperf
-
-from serialbench.core.formatting import format_duration, format_percent, format_time
-
-STD_DEV_LIMIT = 0.10  # of the mean
-OUTLIER_LIMIT = 0.50  # of the mean, for the minimum and the maximum
-SHORTEST_RAW_VALUE = 1e-3  # seconds
+from serialbench.core.formatting import format_duration, format_percent, format_ratio, format_time
+from serialbench.measure.rounds import Progress, Settings
+from serialbench.measure.schedule import Session
+from serialbench.verdicts.timings import Timing, session_timing
 
 
-def instability(bench: pyperf.Benchmark) -> list[str]:
-    """Why pyperf would call this result unstable, in a few words each; [] when it would not."""
-    values = bench.get_values()
-    if not values:
-        return []
-    mean = statistics.fmean(values)
-    reasons = []
-    if len(values) >= 2 and statistics.stdev(values) >= STD_DEV_LIMIT * mean:
-        reasons.append(f"std dev {format_percent(statistics.stdev(values) / mean)} of the mean")
-    for word, value in (("min", min(values)), ("max", max(values))):
-        off = (value - mean) / mean
-        if abs(off) >= OUTLIER_LIMIT:
-            reasons.append(f"{word} {format_percent(abs(off))} {'above' if off > 0 else 'below'} the mean")
-    raw = [value * run.get_total_loops() for run in bench.get_runs() for value in run.values]
-    if raw and min(raw) < SHORTEST_RAW_VALUE:
-        reasons.append(f"a value lasts only {format_time(min(raw))}")
-    return reasons
+def timing_words(timing: Timing, target: float) -> str:
+    """`6.45 us +-1.2%, 3.21x +-0.8%`, the two speeds of a row that has them, `at the cap` when short."""
+    words = f"{format_time(timing.median)} {_width(timing.width)}"
+    if timing.multiple is not None:
+        words += f", {format_ratio(timing.multiple)} of the floor {_width(timing.multiple_width)}"
+    if timing.modes:
+        words += (f"; two speeds: {format_time(timing.modes.fast)} and {format_time(timing.modes.slow)} "
+                  f"({len(timing.modes.slow_rounds)} of {timing.rounds} processes slow)")
+    processes = f"{timing.rounds} process" + ("" if timing.rounds == 1 else "es")
+    return words + (f" ({processes})" if timing.reached(target) else f", short of +-{format_percent(target)} "
+                                                                      f"({processes})")
 
 
-def result_line(bench: pyperf.Benchmark) -> str:
-    """`  median 6.45 us, std dev 2.5%`, and `unstable` with the reasons the line does not show yet."""
-    values = bench.get_values()
-    if not values:
-        return "  no values"
-    line = f"  median {format_time(statistics.median(values))}"
-    if len(values) >= 2:
-        line += f", std dev {format_percent(statistics.stdev(values) / statistics.fmean(values))}"
-    else:
-        line += ", 1 value"
-    reasons = instability(bench)
-    if not reasons:
-        return line
-    others = [reason for reason in reasons if not reason.startswith("std dev")]
-    return line + "  unstable" + (f": {'; '.join(others)}" if others else "")
+def _width(width: float | None) -> str:
+    return "(no interval)" if width is None or width == float("inf") else f"+-{format_percent(width)}"
 
 
-class Progress:
-    """Counts the benchmarks of one run, its unstable results, and the time it has taken."""
+class RoundProgress:
+    """The settling of one run: which benchmarks stop after each round, and the lines that say so."""
 
-    def __init__(self, total: int, clock: Callable[[], float] = time.monotonic):
-        self.total = total
-        self.clock = clock
-        self.started = clock()
-        self.unstable: list[str] = []
+    def __init__(self, names: Sequence[str], floors: Mapping[str, str | None], target: float, settings: Settings,
+                 clock: Callable[[], float] = time.monotonic):
+        self.names, self.floors, self.target, self.settings, self.clock = list(names), floors, target, settings, clock
+        self.settled: dict[str, Timing | None] = {}
+        self.reached = 0
 
-    def starting(self, index: int, name: str) -> str:
-        """`[k/N] NAME`, and from the second benchmark on the time so far and an estimate of the rest."""
-        line = f"[{index}/{self.total}] {name}"
-        done = index - 1
-        if done:
-            elapsed = self.clock() - self.started
-            left = elapsed / done * (self.total - done)
-            line += f"  ({format_duration(elapsed)} so far, ~{format_duration(left)} left)"
-        return line
+    def opening(self) -> str:
+        rule = (f"exactly {self.settings.max_rounds}" if self.settings.min_rounds == self.settings.max_rounds
+                else f"{self.settings.min_rounds} to {self.settings.max_rounds}")
+        return (f"{len(self.names)} benchmarks, one fresh process a round: {rule} processes each, until the median "
+                f"and the multiple of the floor are known within +-{format_percent(self.target)} "
+                f"({self.settings.cycles} values a process)")
 
-    def finished(self, bench: pyperf.Benchmark) -> str:
-        if instability(bench):
-            self.unstable.append(bench.get_name())
-        return result_line(bench)
+    def round_line(self, step: Progress) -> str:
+        left = len(self.names) - len(self.settled)
+        return (f"round {step.round}: {format_duration(step.seconds)}, {step.running} benchmarks; "
+                f"{len(self.settled)} of {len(self.names)} settled, {format_duration(step.spent)} so far"
+                + (f", at most {self.settings.max_rounds - step.round} rounds left" if left else ""))
+
+    def settle(self, session: Session, running: Sequence[str], final: bool, say: Callable[[str], None]) -> set[str]:
+        """The benchmarks of `running` that stop now (all of them when `final`); a line for each. A floor
+        stops with the last benchmark that it serves."""
+        runs = session.runs[session.sides[0].label]
+        now: set[str] = set()
+        ordered = sorted(running, key=lambda name: name in self.floors.values())  # floors last
+        for name in ordered:
+            found = session_timing(runs.get(name, []))
+            served = [other for other in running if self.floors.get(other) == name and other not in now]
+            if served or not (final or (found is not None and found.reached(self.target))):
+                continue
+            now.add(name)
+            self.settled[name] = found
+            if found is None:
+                continue
+            self.reached += found.reached(self.target)
+            say(f"[{len(self.settled)}/{len(self.names)}] {name}  {timing_words(found, self.target)}")
+        return now
 
     def closing(self) -> str | None:
-        """One line for all unstable results: what they mean and what to do; None when there are none."""
-        if not self.unstable:
+        """How many rows reached the precision and how many stopped short (the cap, the time limit)."""
+        timed = [found for found in self.settled.values() if found is not None]
+        if not timed:
             return None
-        return (f"{len(self.unstable)} of {self.total} results unstable: rerun them (-b NAME) with more -p, -n or "
-                "--min-time on a quieter machine; to tell whether a change helped, use "
-                "'python -m serialbench compare', not two runs by eye")
+        short = len(timed) - self.reached
+        line = f"{self.reached} of {len(timed)} benchmarks reached +-{format_percent(self.target)}"
+        if short:
+            line += (f"; {short} stopped short at {max(found.rounds for found in timed)} processes or fewer: the "
+                     "table shows how wide they are; to tell whether a change helped, use 'python -m serialbench "
+                     "compare', not two runs by eye")
+        return line

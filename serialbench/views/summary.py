@@ -1,8 +1,10 @@
 """The answer at the end of a run: `report`'s timing tables, brief, for the benchmarks that just ran.
 
 Each cell keeps the median time per op and its multiple of the memcpy floor (the run always times
-the floor, registry.select(floor=True)), the fastest of each format marked; throughput and size
-stay in `report`. The tables are `report`'s own, so the numbers are the same. When the file has a
+the floor, registry.select(floor=True)), with the half-width of its interval where that is wider
+than the precision the run asked for; the fastest of each format is starred where a test separates
+it from the next, and a tie is shown where none does (views/timing.py); throughput and size stay in
+`report`. The tables are `report`'s own, so the numbers are the same. When the file has a
 memory companion (`python -m serialbench memory`), B/op and allocs/op follow as `go test -benchmem`
 prints them (views/benchmem.py).
 """
@@ -12,11 +14,12 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Collection
 
+from serialbench.core.formatting import format_percent
 from serialbench.results.files import ResultFile
 from serialbench.views.benchmem import benchmem
 from serialbench.views.grid import render_text
 from serialbench.views.roundtrip import LEGEND, roundtrip_tables
-from serialbench.views.timing import timing_tables
+from serialbench.views.timing import precision_asked, timing_tables
 
 TERMINAL_WIDTH = 80
 
@@ -32,12 +35,17 @@ def summary(results: ResultFile, names: Collection[str], width: int = TERMINAL_W
                          for table in timing_tables(results, selected, brief=True, stacked=stacked))
         if max(len(line) for line in text.splitlines()) <= width:
             break
+    target = precision_asked(results)
     trips = roundtrip_tables(selected)  # when a protocol's four halves ran: the whole inference
     if trips:
         text += "\n" + textwrap.fill(LEGEND, width, break_on_hyphens=False) + "\n\n" \
             + "\n".join(render_text(table, legend=False) for table in trips)
     legend = ("Median time per op" + (", under it" if stacked else " and") + " its multiple of "
-              "baseline/tobytes (the memcpy floor of the same input and tier); * the fastest of its format. "
+              "baseline/tobytes (the memcpy floor of the same input and tier)"
+              + (", each with its interval's half-width (95%) where wider than the run's +-"
+                 f"{format_percent(target)}" if target is not None else "")
+              + "; * the fastest of its format, separated from the next by a paired test; = the fastest and the "
+              "next, a tie; ~ two speeds, below the table. "
               f"Throughput and payload size: python -m serialbench report {results.path}")
     memory = benchmem(selected)  # with a memory companion file: B/op and allocs/op, as go test -benchmem
     return ("\n".join(textwrap.wrap(legend, width, break_on_hyphens=False, break_long_words=False)) + "\n\n" + text

@@ -2,81 +2,144 @@
 
 Each cell gives the median time per op and its multiple of baseline/tobytes (the memcpy floor of the
 same input and tier, same file), the throughput in MB/s of raw input and the payload size per raw
-input byte; the fastest implementation of each format at each tier is marked. With a memory
-companion file (`python -m serialbench memory`), memory tables follow. Views never re-run anything.
+input byte. A run of serialbench's rounds gives the multiple as a paired ratio with an interval
+(verdicts/timings.py), and a cell whose median or multiple is wider than the precision the run asked
+for shows how wide. The fastest implementation of each format at each tier is starred only where a
+paired test separates it from the next (verdicts/rankings.py); where none does, both carry `=`.
+With a memory companion file (`python -m serialbench memory`), memory tables follow. Views never
+re-run anything.
 """
 
 from __future__ import annotations
 
+import math
+
 from serialbench.catalog.inputs import tier_order
 from serialbench.catalog.registry import FLOOR
-from serialbench.core.formatting import format_bytes, format_ratio, format_throughput, format_time
+from serialbench.core.formatting import format_bytes, format_percent, format_ratio, format_throughput, format_time
 from serialbench.results.files import Result, ResultFile
+from serialbench.verdicts.rankings import rank, series_of
+from serialbench.verdicts.timings import Timing, timing
 from serialbench.views.grid import Cell, Table, groups, render_markdown, rows
 
+MARKS = ("* the fastest of its format at that tier, separated from the next by a paired test over the rounds "
+         "(Benjamini-Hochberg across the table); = the fastest and the next, which no test separates: a tie.")
 TIMING_LEGEND = ("Each cell: median time per op and its multiple of baseline/tobytes (memcpy floor, same input "
-                 "and tier); throughput in MB/s of raw input, and payload bytes per raw input byte. "
-                 "Marked: fastest of its format at that tier.")
+                 "and tier); throughput in MB/s of raw input, and payload bytes per raw input byte. " + MARKS)
 BRIEF_LEGEND = ("Each cell: median time per op and its multiple of baseline/tobytes (memcpy floor, same input "
-                "and tier). Marked: fastest of its format at that tier.")
+                "and tier). " + MARKS)
 
 
 def timing_tables(results: ResultFile, selected: list[Result], brief: bool = False,
                   stacked: bool = False) -> list[Table]:
     """Per input kind and direction, FORMAT/IMPL by tier. `brief` keeps only the median and its
     multiple of the floor (the run's summary), on one line or, `stacked`, on two (narrower)."""
+    timings = {result.name: timing(result.benchmark) for result in selected}
+    marks = ranking_marks(selected, timings)
+    target = precision_asked(results)
     tables = []
     for kind, direction, group in groups(selected):
         columns = tier_order(r.tier for r in group)
-        fastest = _fastest_per_format_and_tier(group)
         table = Table(f"{kind}, {direction}: median time per op", BRIEF_LEGEND if brief else TIMING_LEGEND, columns)
         for row, by_tier in rows(group, table):
             cells: list[Cell | None] = []
             for tier in columns:
                 result = by_tier.get(tier)
-                marked = result is not None and fastest.get((result.format, tier)) is result
+                mark = marks.get(result.name, "") if result is not None else ""
                 if brief and result is not None:
-                    parts = _median_parts(results, result)
+                    parts = _median_parts(results, result, timings, target)
                     one_line = f"{parts[0]:>7}  {parts[1]:>5}" if len(parts) == 2 else parts[0]  # aligned
-                    cells.append(Cell(parts if stacked else [one_line], marked))
+                    cells.append(Cell(parts if stacked else [one_line], mark == "*", mark == "="))
                 else:
-                    cells.append(_timing_cell(results, result, marked))
+                    cells.append(_timing_cell(results, result, timings, target, mark))
             table.rows.append((row, cells))
+        if any(mark == "=" for mark in marks.values()) or any(t is not None and t.modes for t in timings.values()):
+            table.notes = _notes(group, timings, marks)
         tables.append(table)
     return tables
 
 
-def _median_parts(results: ResultFile, result: Result) -> list[str]:
-    """The median time per op and, when the file has the floor, its multiple of the floor."""
-    median = result.median
-    if median is None:
+def precision_asked(results: ResultFile) -> float | None:
+    """The precision the run asked for (a run of serialbench's rounds records it), else None."""
+    value = results.metadata.get("serialbench_precision")
+    return float(value) if isinstance(value, int | float) else None
+
+
+def ranking_marks(selected: list[Result], timings: dict[str, Timing | None]) -> dict[str, str]:
+    """'*' on each group's fastest that a test separates from the next, '=' on both where none does."""
+    grouped: dict[tuple, list[str]] = {}
+    for result in selected:
+        if result.format != FLOOR[0] and timings.get(result.name) is not None:
+            grouped.setdefault((result.input, result.direction, result.format, result.tier), []).append(result.name)
+    members = list(grouped.values())
+    series = {name: series_of(result.benchmark) for result in selected for name in [result.name]
+              if any(name in group for group in members)}
+    marks: dict[str, str] = {}
+    for found in rank(members, series):
+        if found is None:
+            continue
+        # The star goes where the table shows the lowest median; a test that ranks otherwise is a tie.
+        lowest = min((name for group in members if found.fastest in group for name in group),
+                     key=lambda name: timings[name].median)
+        if found.separated and lowest == found.fastest:
+            marks[found.fastest] = "*"
+        else:
+            marks[found.fastest] = marks[found.next] = "="
+    return marks
+
+
+def _notes(group: list[Result], timings: dict[str, Timing | None], marks: dict[str, str]) -> list[str]:
+    notes = []
+    for result in group:
+        found = timings.get(result.name)
+        if found is not None and found.modes:
+            notes.append(f"two speeds: {result.row} {result.tier}: {format_time(found.modes.fast)} and "
+                         f"{format_time(found.modes.slow)} ({len(found.modes.slow_rounds)} of {found.rounds} "
+                         "processes slow)")
+    return notes
+
+
+def _median_parts(results: ResultFile, result: Result, timings: dict[str, Timing | None],
+                  target: float | None) -> list[str]:
+    """The median time per op and, when the file has the floor, its multiple of the floor; each with
+    its interval's half-width where that is wider than the precision the run asked for."""
+    found = timings.get(result.name)
+    if found is None:
         return ["not timed"]
+    time_part = format_time(found.median) + _wider(found.width, target)
+    if found.modes:
+        time_part = "~" + time_part
+    if found.multiple is not None:
+        return [time_part, format_ratio(found.multiple) + _wider(found.multiple_width, target)]
     floor = results.floor(result)
-    floor_median = floor.median if floor else None
-    return [format_time(median)] + ([format_ratio(median / floor_median)] if floor_median else [])
+    floor_found = timings.get(floor.name) if floor is not None and floor.name in timings else (
+        timing(floor.benchmark) if floor is not None else None)
+    if floor_found is None:
+        return [time_part]
+    return [time_part, format_ratio(found.median / floor_found.median)]
 
 
-def _timing_cell(results: ResultFile, result: Result | None, fastest: bool) -> Cell | None:
+def _wider(width: float | None, target: float | None) -> str:
+    """' +-7.4%' where the interval is wider than the precision asked for ('' otherwise, and for files
+    that asked none: a pyperf run's processes are not a precision)."""
+    if target is None or width is None or width <= target * (1 + 1e-9):
+        return ""
+    return "" if math.isinf(width) else f" +-{format_percent(width)}"  # no interval: too few processes
+
+
+def _timing_cell(results: ResultFile, result: Result | None, timings: dict[str, Timing | None],
+                 target: float | None, mark: str) -> Cell | None:
     if result is None:
         return None
-    if result.median is None:
+    if timings.get(result.name) is None:
         return Cell(["not timed", "(no values)"])
-    first = "  ".join(_median_parts(results, result))
+    first = "  ".join(_median_parts(results, result, timings, target))
     if not result.payload_bytes:  # produces nothing (the harness overhead): a rate would mean nothing
-        return Cell([first, "no payload"], fastest)
+        return Cell([first, "no payload"], mark == "*", mark == "=")
     second = format_throughput(result.throughput_mb_s) if result.input_bytes else "-"
     if result.size_ratio is not None:
         second += f"  size {result.size_ratio:.2f}"
-    return Cell([first, second], fastest)
-
-
-def _fastest_per_format_and_tier(group: list[Result]) -> dict[tuple[str, str], Result]:
-    candidates: dict[tuple[str, str], list[Result]] = {}
-    for result in group:
-        if result.format != FLOOR[0] and result.median is not None:
-            candidates.setdefault((result.format, result.tier), []).append(result)
-    # A format with one implementation at a tier has nothing to beat: leave it unmarked.
-    return {key: min(found, key=lambda r: r.median) for key, found in candidates.items() if len(found) > 1}
+    return Cell([first, second], mark == "*", mark == "=")
 
 
 def memory_tables(selected: list[Result]) -> list[Table]:
