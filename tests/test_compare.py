@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 import zipfile
-from types import SimpleNamespace
 
 import pyperf
 import pytest
@@ -506,31 +505,6 @@ def test_an_interrupted_compare_prints_its_table_writes_its_files_and_exits_130(
     assert process.returncode == 130, "".join(stderr)
     assert stdout.startswith("benchmark") and len(written) == 2
     assert "interrupted after" in "".join(stderr)
-
-
-def test_an_interrupted_run_says_the_finished_benchmarks_are_in_its_file(tmp_path, capsys):
-    from serialbench.commands import run as run_command
-
-    output = tmp_path / "run.json"
-
-    class Runner:
-        calls = 0
-
-        def bench_time_func(self, name, func, inner_loops=None):
-            self.calls += 1
-            if self.calls == 1:
-                output.write_text("{}")  # pyperf writes each finished benchmark at once
-                return None
-            try:
-                raise KeyboardInterrupt
-            except KeyboardInterrupt:  # what pyperf's Runner does with Ctrl-C
-                sys.exit(1)
-
-    args = SimpleNamespace(quiet=True, verbose=0, hist=False, stats=False, dump=False, metadata=False,
-                           compare_to=None, output=str(output), append=None, no_summary=True)
-    benchmarks = [SimpleNamespace(name=f"a/b/float32/{tier}", tier=tier) for tier in ("1K", "10K", "100K")]
-    assert run_command._run_main(Runner(), benchmarks, args) == 130
-    assert f"interrupted: the 1 finished benchmarks of 3 are in {output}" in capsys.readouterr().err
 
 
 # --- --with SPEC for the run, profile and verify ------------------------------------------------

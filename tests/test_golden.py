@@ -42,13 +42,15 @@ def check_golden(name: str, text: str) -> None:
     assert text == path.read_text(), f"{name} differs from {path}; if the change is intended, regenerate it"
 
 
-def benchmark(name, runs, direction="encode", input_bytes=4000, payload_bytes=4100):
+def benchmark(name, runs, direction="encode", input_bytes=4000, payload_bytes=4100, rounds=False):
+    """A benchmark of these runs (lists of values); with `rounds`, run i is round i of one session."""
     fmt, impl, kind, tier = name.split("/")
     metadata = {"name": name, "serialbench_format": fmt, "serialbench_impl": impl, "serialbench_input": kind,
                 "serialbench_tier": tier, "serialbench_direction": direction, "input_bytes": input_bytes,
                 "payload_bytes": payload_bytes, "loops": 100, "serialbench_commit": "0123456789abcdef",
                 "date": "2026-11-30 12:00:00", "msgpack_version": "1.1.2"}
-    return pyperf.Benchmark([pyperf.Run(values, metadata=metadata, collect_metadata=False) for values in runs])
+    return pyperf.Benchmark([pyperf.Run(values, metadata={**metadata, **({"serialbench_round": i} if rounds else {})},
+                                        collect_metadata=False) for i, values in enumerate(runs)])
 
 
 def scaled(values, factor):
@@ -92,6 +94,56 @@ def test_the_runs_summary(files):
     check_golden("summary.txt", summary(load("run.json"), {b.get_name() for b in BASE_RUN}))
 
 
+def rounds_benchmark(name, medians, ratios=None, direction="encode", size=4000):
+    """A benchmark of serialbench's rounds: a run per round (process) of three values about its median,
+    with the multiple of the floor the round took beside it, and the precision the run asked for."""
+    fmt, impl, kind, tier = name.split("/")
+    runs = []
+    for index, median in enumerate(medians):
+        metadata = {"name": name, "serialbench_format": fmt, "serialbench_impl": impl, "serialbench_input": kind,
+                    "serialbench_tier": tier, "serialbench_direction": direction, "input_bytes": size,
+                    "payload_bytes": size + 100, "loops": 100, "serialbench_commit": "0123456789abcdef",
+                    "date": "2026-12-01 12:00:00", "serialbench_round": index, "serialbench_session": "s1",
+                    "serialbench_precision": 0.03}
+        if ratios is not None:
+            metadata["serialbench_floor_ratio"] = ratios[index]
+        runs.append(pyperf.Run([median * 0.99, median, median * 1.01], metadata=metadata, collect_metadata=False))
+    return pyperf.Benchmark(runs)
+
+
+def wobble(value, spread, count, seed):
+    """`count` values about `value`, each off by up to +-spread, the same for the same seed."""
+    import random
+
+    rng = random.Random(seed)
+    return [value * (1 + rng.uniform(-spread, spread)) for _ in range(count)]
+
+
+ROUNDS_RUN = [
+    rounds_benchmark("baseline/tobytes/float32/1K", wobble(100e-9, 0.01, 6, 1)),
+    rounds_benchmark("baseline/tobytes/float32/1M", wobble(100e-6, 0.01, 20, 2), size=4_000_000),
+    # packb-buffer is separated from packb at 1K (25% apart); at 1M packb ran to the cap, 8% wide.
+    rounds_benchmark("msgpack/packb/float32/1K", wobble(2.0e-6, 0.01, 6, 3), wobble(20, 0.005, 6, 4)),
+    rounds_benchmark("msgpack/packb-buffer/float32/1K", wobble(1.5e-6, 0.01, 6, 5), wobble(15, 0.005, 6, 6)),
+    rounds_benchmark("msgpack/packb/float32/1M", wobble(500e-6, 0.12, 20, 7), wobble(5, 0.12, 20, 8),
+                     size=4_000_000),
+    rounds_benchmark("msgpack/packb-buffer/float32/1M", wobble(300e-6, 0.01, 20, 9), wobble(3, 0.01, 20, 10),
+                     size=4_000_000),
+    # join and zero-copy at 1K: 0.5% apart, a tie.
+    rounds_benchmark("triton-binary/join/float32/1K", wobble(2.50e-6, 0.01, 6, 11), wobble(25.0, 0.01, 6, 12)),
+    rounds_benchmark("triton-binary/zero-copy/float32/1K", wobble(2.51e-6, 0.01, 6, 13), wobble(25.1, 0.01, 6, 14)),
+    # a decoder whose processes ran at two speeds, 1.5x and 2.4x the floor.
+    rounds_benchmark("msgpack/decode-unpackb/float32/1M", [150e-6, 240e-6] * 5, [1.5, 2.4] * 5, "decode",
+                     size=4_000_000),
+]
+
+
+def test_the_runs_summary_with_rounds_intervals_stars_ties_and_two_speeds(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    pyperf.BenchmarkSuite(ROUNDS_RUN).dump("rounds.json")
+    check_golden("summary-rounds.txt", summary(load("rounds.json"), {b.get_name() for b in ROUNDS_RUN}))
+
+
 def test_report_of_one_file(files, capsys):
     assert report.run(["run.json", "--markdown", "run.md"]) == 0
     check_golden("report.txt", capsys.readouterr().out)
@@ -104,14 +156,16 @@ def test_report_of_two_files(files, capsys):
     check_golden("report-two-files.md", Path("changes.md").read_text())
 
 
-def one_inference(fmt, impls, medians, tiers=("1K", "1M")):
-    """The four halves of one protocol's round trip, one run each, its median as given (None: not run)."""
+def one_inference(fmt, impls, medians, tiers=("1K", "1M"), rounds=8):
+    """The four halves of one protocol's round trip, each timed in the same `rounds` processes (a run per
+    round, its values the median given; None: not run), so that the sums are compared round by round."""
     benches = []
     for impl, direction, by_tier in zip(impls, DIRECTIONS, medians, strict=True):
         for tier, median in zip(tiers, by_tier, strict=True):
             if median is not None:
                 size = 4000 if tier == "1K" else 4_000_000
-                benches.append(benchmark(f"{fmt}/{impl}/float32/{tier}", [[median] * 3], direction, size, size + 100))
+                benches.append(benchmark(f"{fmt}/{impl}/float32/{tier}", [[median] * 3] * rounds, direction, size,
+                                         size + 100, rounds=True))
     return benches
 
 

@@ -236,3 +236,22 @@ def test_a_round_s_multiple_is_the_median_of_its_cycles_ratios_to_the_floor():
     # a slow op's one value between two of its floor's: their median is the floor of that cycle
     assert floor_ratio([1, 0, 1], [[1.0], [10.0], [3.0]]) == pytest.approx(5.0)
     assert math.isclose(floor_ratio([0, 1], [[1.0, 9.0], [1.0, 1.0]]), 3.0)
+
+
+def test_an_interrupted_run_writes_the_processes_it_has_and_exits_130(tmp_path, monkeypatch, capsys):
+    from serialbench.commands import run as run_command
+
+    def interrupted(side, names, floors, settings, settle, say, progress=None, rng=None):
+        session = Session([side], list(names))
+        session.runs["run"]["baseline/tobytes/float32/1K"] = [Run(0, [1e-7, 1.1e-7], {
+            "serialbench_format": "baseline", "serialbench_impl": "tobytes", "serialbench_input": "float32",
+            "serialbench_tier": "1K", "serialbench_direction": "encode", "input_bytes": 4000, "payload_bytes": 4000,
+            "loops": 1, "serialbench_round": 0})]
+        session.rounds, session.interrupted = 1, True
+        return session
+
+    monkeypatch.setattr(run_command, "run_rounds", interrupted)
+    output = tmp_path / "run.json"
+    assert run_command.run(["-b", "baseline/tobytes/float32/1K", "--no-summary", "-q", "-o", str(output)]) == 130
+    assert f"interrupted after 1 rounds: the 1 benchmarks timed are in {output}" in capsys.readouterr().err
+    assert pyperf.BenchmarkSuite.load(str(output)).get_benchmark_names() == ["baseline/tobytes/float32/1K"]

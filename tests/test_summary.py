@@ -1,9 +1,8 @@
-"""The run's closing summary and its progress lines, as exact text from hand-built pyperf data."""
+"""The run's closing summary, as exact text from hand-built pyperf data."""
 
 import pyperf
 
 from serialbench.results.files import load
-from serialbench.views.progress import Progress, instability, result_line
 from serialbench.views.summary import summary
 
 
@@ -38,7 +37,8 @@ def test_the_summary_gives_each_median_and_its_multiple_of_memcpy_on_one_line_wh
     legend, tables = summary(results, {b.get_name() for b in RUN}).split("\n\n", 1)
     assert " ".join(legend.split()) == (
         "Median time per op and its multiple of baseline/tobytes (the memcpy floor of the same input and tier); "
-        f"* the fastest of its format. Throughput and payload size: python -m serialbench report {results.path}")
+        "* the fastest of its format, separated from the next by a paired test; = the fastest and the next, a tie; "
+        f"~ two speeds, below the table. Throughput and payload size: python -m serialbench report {results.path}")
     assert all(len(line) <= 80 for line in legend.splitlines()[:-1])  # the path may be longer
     assert tables == """\
 float32, encode: median time per op
@@ -47,8 +47,8 @@ FORMAT/IMPL                              1K                1M
 -------------------------------------------------------------
 baseline/tobytes              100 ns   1.0x     100 us   1.0x
 
-triton-binary/struct-pack    2.90 us    29x     270 us   2.7x
-triton-binary/join         * 2.50 us    25x  *  230 us   2.3x
+triton-binary/struct-pack  = 2.90 us    29x  =  270 us   2.7x
+triton-binary/join         = 2.50 us    25x  =  230 us   2.3x
 -------------------------------------------------------------
 
 float32, decode: median time per op
@@ -71,9 +71,9 @@ FORMAT/IMPL                       1K        1M
 baseline/tobytes              100 ns    100 us
                                 1.0x      1.0x
 
-triton-binary/struct-pack    2.90 us    270 us
+triton-binary/struct-pack  = 2.90 us  = 270 us
                                  29x      2.7x
-triton-binary/join         * 2.50 us  * 230 us
+triton-binary/join         = 2.50 us  = 230 us
                                  25x      2.3x
 ----------------------------------------------
 """
@@ -85,30 +85,3 @@ def test_the_summary_shows_only_the_benchmarks_of_this_run(tmp_path):
     text = summary(results, {"baseline/tobytes/float32/1K", "triton-binary/join/float32/1K"})
     assert "struct-pack" not in text and "decode" not in text and "1M" not in text
     assert summary(results, {"msgpack/packb/float32/1K"}) == ""
-
-
-def test_a_steady_result_is_one_line_and_an_unstable_one_says_why():
-    steady = benchmark("baseline/tobytes/float32/1K", [100e-9, 101e-9, 99e-9], loops=1_000_000)
-    assert instability(steady) == []
-    assert result_line(steady) == "  median 100 ns, std dev 1.0%"
-    noisy = benchmark("baseline/tobytes/float32/1K", [100e-9, 100e-9, 180e-9], loops=1_000_000)
-    assert instability(noisy) == ["std dev 36% of the mean"]
-    assert result_line(noisy) == "  median 100 ns, std dev 36%  unstable"
-    outlier = benchmark("baseline/tobytes/float32/1K", [1e-6] * 9 + [10e-6], loops=1_000_000)
-    assert result_line(outlier) == "  median 1.00 us, std dev 150%  unstable: max 426% above the mean"
-    short = benchmark("baseline/tobytes/float32/1K", [5e-6], loops=1)
-    assert result_line(short) == "  median 5.00 us, 1 value  unstable: a value lasts only 5.00 us"
-
-
-def test_progress_estimates_what_is_left_from_the_second_benchmark_on_and_closes_once():
-    now = [100.0]
-    progress = Progress(4, clock=lambda: now[0])
-    assert progress.starting(1, "a/b/float32/1K") == "[1/4] a/b/float32/1K"
-    now[0] += 10
-    assert progress.starting(2, "a/b/float32/10K") == "[2/4] a/b/float32/10K  (10 s so far, ~30 s left)"
-    now[0] += 290
-    assert progress.starting(4, "a/b/float32/1M") == "[4/4] a/b/float32/1M  (5.0 min so far, ~100 s left)"
-    assert progress.closing() is None
-    progress.finished(benchmark("baseline/tobytes/float32/1K", [1e-6, 2e-6], loops=1_000_000))
-    assert progress.closing().startswith("1 of 4 results unstable: rerun them (-b NAME) with more -p, -n or")
-    assert "'python -m serialbench compare', not two runs by eye" in progress.closing()
