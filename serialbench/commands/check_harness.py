@@ -5,7 +5,8 @@ compare's lockstep workers both measure it with one loop, clock, warm-up and pro
 (measure/timeloop.py, measure/environment.py). This command checks that they agree: it times a
 panel of benchmarks three ways, one FORMAT/IMPL at a time with its three ways back to back, and
 flags any benchmark that two ways time apart by more than the tolerance (below):
-- run: `python -m serialbench --fast` (a fresh pyperf worker per benchmark);
+- run: `python -m serialbench --rounds N` (a fresh worker a round, each benchmark's values alternated
+  with its memcpy floor's);
 - compare: an A/A `compare` session of this serialbench (lockstep workers, both sides alive, values
   of 2 ms in alternation), the first side's values;
 - plain: a fresh process per benchmark, `prepare`, the warm-up, then a loop (measure/plain_loop.py).
@@ -58,7 +59,7 @@ def time_with_run(names: list[str], processes: int, scratch: Path, say) -> dict[
     # call after the first read the first call's file back (a whole panel's run column came out empty).
     out = Path(tempfile.mkdtemp(dir=scratch)) / "run.json"
     patterns = [arg for name in names for arg in ("-b", name)]
-    done = subprocess.run([sys.executable, "-m", "serialbench", "--fast", "-p", str(processes), "--quiet",
+    done = subprocess.run([sys.executable, "-m", "serialbench", "--rounds", str(processes), "--quiet",
                            "--no-summary", *patterns, "-o", str(out)], cwd=scratch, capture_output=True, text=True)
     if not out.exists():
         say(f"the run failed: {last_line(done.stderr) or f'exit status {done.returncode}'}")
@@ -232,8 +233,9 @@ def run(argv: list[str]) -> int:
                 timed[way].update(time_one_way(way, chosen, args.processes, Path(scratch), say))
     lines, verdicts = table(names, timed, tolerance)
     print("\n".join(lines))
-    print(f"\nmedian time per op, three ways, each the median over {args.processes} processes: the run's pyperf "
-          f"workers (--fast), compare's lockstep workers (A/A, one a round), a plain warm loop in a fresh process; "
+    print(f"\nmedian time per op, three ways, each the median over {args.processes} processes: the run's "
+          f"workers (--rounds, one a round), compare's lockstep workers (A/A, one a round), a plain warm loop in a "
+          f"fresh process; "
           f"'processes': the largest spread between one way's slowest and fastest process")
     print(f"DISAGREE: two ways' medians differ by more than {tolerance * 100:g}% and none of their processes "
           f"overlap; noisy: they differ by more than {tolerance * 100:g}%, but so do processes of one way; "

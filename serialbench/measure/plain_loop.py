@@ -1,6 +1,6 @@
 """The plainest honest timing of an op: a fresh process, `prepare`, the warm-up, a loop on the clock.
 
-`check-harness` runs it beside the run's pyperf workers and compare's lockstep workers: the three
+`check-harness` runs it beside the run's workers and compare's lockstep workers: the three
 share the loop, clock, warm-up and process state (timeloop.py, environment.py) and nothing else,
 so where they disagree, one harness adds something of its own. One process per benchmark, started
 as `python -m serialbench check-harness --plain-worker NAME`, with the workers' environment.
@@ -15,7 +15,7 @@ from serialbench.catalog.registry import CaseFailed, prepare, select
 from serialbench.measure import timeloop
 
 VALUES = 5
-MIN_TIME = 0.02  # seconds per value, as the run's --fast
+MIN_TIME = 0.02  # seconds per value: ten of the run's values
 
 
 def time_op(name: str, case_dirs=(), values: int = VALUES, min_time: float = MIN_TIME) -> dict:
