@@ -5,9 +5,9 @@ from what the parsers say (tests/test_docs.py runs the same comparison). The pag
 parsers' actions, not from argparse's `--help` text, whose layout changes between Python versions and
 terminal widths: what a page shows is then the same on every machine.
 
-`parser_of(command)` is the one place that knows how a command's parser is obtained. Today four
-commands build theirs in `make_cli()`, the run in `make_runner()`, and the others inside `run()`;
-for those, the parser is taken at its first `parse_args` call and nothing else of the command runs.
+`parser_of(command)` is the one place that knows how a command's parser is obtained. Today some
+commands build theirs in `make_cli()` (the run among them), and the others inside `run()`; for
+those, the parser is taken at its first `parse_args` call and nothing else of the command runs.
 When every command declares its arguments one way (issue 30), only this function changes.
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import importlib
 import os
 import sys
@@ -24,13 +23,6 @@ from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "reference" / "cli.md"
-
-# pyperf's own options that the docs use, named on the page (the run's parser has every pyperf
-# option of the installed pyperf; the page lists only serialbench's, so that it does not change
-# with pyperf's releases).
-PYPERF_NAMED = ("--fast", "--rigorous", "--debug-single-value", "-p", "-n", "-w", "--min-time", "--loops",
-                "-o", "--append", "--python", "--compare-to", "-v")
-
 
 class _Taken(Exception):
     """Carries the parser out of a command's run() at its first parse_args call."""
@@ -52,30 +44,10 @@ def _machine_free():
         yield
 
 
-@functools.cache
-def _run_parser() -> argparse.ArgumentParser:
-    from serialbench.commands.run import make_runner
-
-    return make_runner().argparser  # pyperf allows one Runner a process: built once
-
-
-@functools.cache
-def _pyperf_dests() -> frozenset[str]:
-    """The run's options that are pyperf's own (a Runner subclass may be made once more)."""
-    import pyperf
-
-    class Bare(pyperf.Runner):
-        pass
-
-    return frozenset(action.dest for action in Bare().argparser._actions)
-
-
 def parser_of(command: str) -> argparse.ArgumentParser:
     """The argparse parser of `python -m serialbench COMMAND`, built as the command builds it."""
     from serialbench.__main__ import COMMANDS
 
-    if command == "run":
-        return _run_parser()
     module = importlib.import_module("serialbench.commands." + COMMANDS[command][0])
     with _machine_free():
         if hasattr(module, "make_cli"):
@@ -149,17 +121,8 @@ def _section(command: str, description: str) -> list[str]:
     """A command's synopsis, description and options (a sub-command's too)."""
     parser = parser_of(command)
     actions = list(parser._actions)
-    if command == "run":
-        pyperf_own = _pyperf_dests()
-        actions = [a for a in actions if a.dest not in pyperf_own]
-        for option in PYPERF_NAMED:  # the names the page gives must be the run's options
-            assert option in parser._option_string_actions, option
     lines = [f"## {command}", "", "```", _synopsis(parser.prog, actions), "```", ""]
     lines += [_markdown_text(parser.description or description), ""]
-    if command == "run":
-        lines += ["Besides the options below, the run takes every option of pyperf's `Runner` ("
-                  + ", ".join(f"`{o}`" for o in PYPERF_NAMED)
-                  + ", ...): `python -m serialbench --help` lists them with the installed pyperf's words.", ""]
     lines += _table(parser, actions)
     for action in actions:
         if isinstance(action, argparse._SubParsersAction):

@@ -81,10 +81,7 @@ class Result:
 
     @property
     def median(self) -> float | None:
-        """The median over the worker processes (runs) of each one's median value: a process is the
-        unit that the run samples (verdicts/timings.py gives its interval)."""
-        medians = [statistics.median(run.values) for run in self.benchmark.get_runs() if run.values]
-        return statistics.median(medians) if medians else None
+        return median_of(self.benchmark)
 
     @property
     def throughput_mb_s(self) -> float | None:
@@ -94,6 +91,19 @@ class Result:
     @property
     def size_ratio(self) -> float | None:
         return self.payload_bytes / self.input_bytes if self.input_bytes else None
+
+
+def median_of(bench: pyperf.Benchmark) -> float | None:
+    """A benchmark's median time per op. In a file of rounds (the run's, a compare session's: every run
+    records its `serialbench_round`) the median over the rounds of each one's median: a round is one
+    process, the unit they sample, and the run's interval is for that median (verdicts/timings.py).
+    Otherwise (a pyperf run) pyperf's own, the median of every value."""
+    runs = [run for run in bench.get_runs() if run.values]
+    if not runs:
+        return None
+    if all("serialbench_round" in run.get_metadata() for run in runs):
+        return statistics.median(statistics.median(run.values) for run in runs)
+    return statistics.median(value for run in runs for value in run.values)
 
 
 @dataclass

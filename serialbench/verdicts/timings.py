@@ -24,6 +24,7 @@ import pyperf
 from serialbench.core import medians, stats
 from serialbench.measure.rounds import FLOOR_RATIO
 from serialbench.measure.schedule import Run
+from serialbench.results.files import median_of
 
 
 @dataclass(frozen=True)
@@ -73,10 +74,11 @@ def floor_ratios(metadata: Sequence[Mapping]) -> list[float] | None:
 
 
 def timing(bench: pyperf.Benchmark, confidence: float = medians.CONFIDENCE) -> Timing | None:
-    """A result file's benchmark as a Timing; None when it has no values."""
+    """A result file's benchmark as a Timing; None when it has no values. Its median is the one that
+    `report` shows (results/files.median_of: over the rounds in a file of rounds, else pyperf's)."""
     runs = [run for run in bench.get_runs() if run.values]
     return timing_from([statistics.median(run.values) for run in runs],
-                       floor_ratios([run.get_metadata() for run in runs]), confidence)
+                       floor_ratios([run.get_metadata() for run in runs]), confidence, median_of(bench))
 
 
 def session_timing(runs: Sequence[Run], confidence: float = medians.CONFIDENCE) -> Timing | None:
@@ -87,14 +89,15 @@ def session_timing(runs: Sequence[Run], confidence: float = medians.CONFIDENCE) 
 
 
 def timing_from(per_process: Sequence[float], log_ratios: Sequence[float] | None,
-                confidence: float = medians.CONFIDENCE) -> Timing | None:
-    """The Timing of one median per process and, where the run paired them, each one's log(op / floor)."""
+                confidence: float = medians.CONFIDENCE, middle: float | None = None) -> Timing | None:
+    """The Timing of one median per process and, where the run paired them, each one's log(op / floor);
+    `middle` the median to show (by default the median of the processes')."""
     if not per_process:
         return None
     interval = medians.median_interval(per_process, confidence)
     low, high = interval if interval else (None, None)
     modes = stats.two_speeds(per_process) if len(per_process) >= 8 else None
-    middle = statistics.median(per_process)
+    middle = statistics.median(per_process) if middle is None else middle
     if log_ratios is None:
         return Timing(len(per_process), middle, low, high, modes=modes)
     multiple, multiple_low, multiple_high = paired_multiple(log_ratios, confidence)
