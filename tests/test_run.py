@@ -223,7 +223,7 @@ def test_a_benchmark_stops_once_its_median_and_its_multiple_are_within_the_preci
     lines = []
     settled = progress.settle(session, list(floors), False, lines.append)
     assert settled == {"a/q/float32/1K"}  # the floor goes on: two benchmarks still need it
-    assert lines == ["[1/4] a/q/float32/1K  1.00 s +-0.3%, 5.0x of the floor +-0.1% (6 processes)"]
+    assert lines == ["[1/4] a/q/float32/1K  1.00 s +-0.2%, 5.0x of the floor +-0.1% (6 processes)"]
     assert _still_running(list(floors), settled, floors) == ["a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"]
     final = progress.settle(session, ["a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"], True, lines.append)
     assert final == {"a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"}

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from serialbench.measure import schedule
+from serialbench.measure import schedule, timeloop
 from serialbench.measure.sides import Side
 
 SECONDS_PER_OP = {"fast/op/float32/1K": 1e-6, "slow/op/float32/1M": 0.2}
@@ -90,14 +90,14 @@ def test_a_slow_op_gets_the_cycles_that_fit_and_no_warm_cycle_after_the_first_ro
     session, made = rounds(2)
     slow, fast = "slow/op/float32/1M", "fast/op/float32/1K"
     assert session.plans[slow].cycles == 1  # 0.3 s for two sides of 0.2 s values: one cycle
-    # a 2 ms value and its 2 ms re-warm, two sides: 37 cycles fit in 0.3 s
-    fast_cycles = int(schedule.BENCHMARK_SECONDS / (2 * 2 * schedule.MIN_TIME))
+    # a 2 ms value and its re-warm of five calls, two sides: 50 cycles, the most a benchmark takes
+    fast_cycles = schedule.MAX_CYCLES
     assert session.plans[fast].cycles == fast_cycles
     second_base = made[2]
     assert len(asked(second_base, slow, "sample")) == 1  # no warm cycle
     assert len(asked(second_base, fast, "sample")) == 1 + fast_cycles  # warm cycle, then the cycles
     # Each value of a cheap op starts warm (the other side's op ran in between); a slow one does not.
-    assert {r.get("rewarm") for r in asked(second_base, fast, "sample")[1:]} == {schedule.MIN_TIME}
-    assert {r.get("rewarm") for r in asked(second_base, slow, "sample")} == {0.0}
+    assert {r.get("rewarm_calls") for r in asked(second_base, fast, "sample")[1:]} == {timeloop.REWARM_CALLS}
+    assert {r.get("rewarm_calls") for r in asked(second_base, slow, "sample")} == {0}
     for label in ("BASE", "HEAD"):
         assert [len(run.values) for run in session.runs[label][slow]] == [1, 1]

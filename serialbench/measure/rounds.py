@@ -35,11 +35,6 @@ from serialbench.measure.schedule import Process, Run, Session, WorkerFailed, ch
 from serialbench.measure.sides import Side
 
 FLOOR_RATIO = "serialbench_floor_ratio"  # a run's exp(median over its cycles of log(op / floor))
-# Untimed calls before each alternated value. After the floor's 4 MB copy, a 1M op's first calls
-# run slow while its data comes back (a 4 MB copy: 770, 568, 343, 211, 169, 150 us on its first six
-# calls after another op, 150-176 us warm); five calls cover that, and at the small tiers, whose
-# data fits in the core's caches, they cost next to nothing.
-REWARM_CALLS = 5
 
 
 @dataclass(frozen=True)
@@ -194,7 +189,7 @@ def _time_benchmark(session: Session, process: Process, name: str, floor: str | 
         # A slow op's value sits between two of the floor's; a fast op's alternates with one.
         slots = [1, 0, 1] if plan.slow else [0, 1]
         warm.append(timeloop.WARM_UP_SECONDS)
-        rewarm = [0 if plan.slow else REWARM_CALLS, REWARM_CALLS]
+        rewarm = [0 if plan.slow else timeloop.REWARM_CALLS, timeloop.REWARM_CALLS]
     values = process.ask({"do": "cycles", "count": cycles, "slots": slots, "warm": warm,
                           "rewarm_calls": rewarm})["values"]
     process.ask({"do": "release"})

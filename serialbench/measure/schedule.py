@@ -109,7 +109,7 @@ class Plan:
     loops: int
     inner_loops: int
     cycles: int
-    rewarm: float = 0.0  # seconds of untimed calls before each value (timeloop.SLOW_CALL)
+    rewarm_calls: int = 0  # untimed calls before each value (timeloop.REWARM_CALLS; none for a slow op)
 
 
 @dataclass
@@ -249,18 +249,18 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
         warm = [processes[index].ask({"do": "sample"})["seconds"] for index in order]  # one cycle, not recorded
         calls = prepared[0]["loops"] * prepared[0]["inner_loops"]
         per_call = warm[order.index(0)]
-        rewarm = min_time if per_call < timeloop.SLOW_CALL else 0.0
-        value_seconds = per_call * calls + (max(rewarm, per_call) if rewarm else 0.0)  # a value and its re-warm
+        rewarm_calls = timeloop.REWARM_CALLS if per_call < timeloop.SLOW_CALL else 0
+        value_seconds = per_call * (calls + rewarm_calls)  # a value and its re-warm
         cycles = int(BENCHMARK_SECONDS / (len(processes) * max(value_seconds, 1e-9)))
         plan = session.plans[name] = Plan(prepared[0]["loops"], prepared[0]["inner_loops"],
-                                          max(1, min(MAX_CYCLES, cycles)), rewarm)
+                                          max(1, min(MAX_CYCLES, cycles)), rewarm_calls)
     elif plan.cycles >= MIN_CYCLES:  # a slower op is warm after prepare's own call
         for index in order:
             processes[index].ask({"do": "sample"})
     values: list[list[float]] = [[] for _ in processes]
     for _ in range(plan.cycles):
         for index in order:
-            values[index].append(processes[index].ask({"do": "sample", "rewarm": plan.rewarm})["seconds"])
+            values[index].append(processes[index].ask({"do": "sample", "rewarm_calls": plan.rewarm_calls})["seconds"])
     for process in processes:
         process.ask({"do": "release"})
     runs = []
@@ -268,7 +268,7 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
         if not all(math.isfinite(v) and v > 0 for v in side_values):
             raise _CaseError(f"{process.side.label}: a value was not a positive time ({side_values})")
         metadata = {**answer["metadata"], "loops": plan.loops, "serialbench_round": round_index,
-                    "serialbench_rewarm_s": plan.rewarm}
+                    "serialbench_rewarm_calls": plan.rewarm_calls}
         if plan.inner_loops > 1:
             metadata["inner_loops"] = plan.inner_loops
         runs.append(Run(round_index, side_values, metadata))

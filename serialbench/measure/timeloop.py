@@ -23,11 +23,16 @@ UNROLLED_TIERS = {"1K": 10, "10K": 10}
 # ten); at least one call, and a slow op (a JSON decoder at 1M, seconds a call) stops after it.
 WARM_UP_SECONDS = 0.02
 # And every value starts warm. In compare the other side's op runs between two values, on the same
-# CPU, and evicts this op's data: here a 4 MB copy's first call after it took 770 us, its second
-# 568, its fifth 150 us, where alone it took 160-176 us from the first call; a value of a few calls
-# was mostly that transient. So before each value compare's worker calls the op, untimed, for as
-# long as a value lasts; an op slower than SLOW_CALL a call is not re-warmed (the transient is then
-# a small share of it, and a call more would double a round).
+# CPU, and evicts this op's data (in the run, the memcpy floor's op does): here a 4 MB copy's first
+# six calls after it took 770, 568, 343, 211, 169 and 150 us, where alone it took 160-176 us from
+# the first call; a value of a few calls was mostly that transient. So before each value the worker
+# calls the op REWARM_CALLS times, untimed: five calls cover the transient at 1M, and at the small
+# tiers, whose data fits in the core's caches, they cost next to nothing (until issue 34 compare
+# re-warmed for as long as a value lasts, 2 ms: in an A/A session alternating both ways round by
+# round, the per-round spread was the same, and rounds took 14% less with five calls). An op slower
+# than SLOW_CALL a call is not re-warmed (the transient is then a small share of it, and a call more
+# would double a round).
+REWARM_CALLS = 5
 SLOW_CALL = 0.05
 
 
