@@ -1,8 +1,7 @@
 """Command line: `python -m serialbench [COMMAND] [options]`; without a command, run.
 
 Each command lives in its own module under serialbench/commands/ and is imported only when used,
-so that `list` stays fast and a pyperf worker (which runs the default command) imports nothing it
-does not need.
+so that `list` stays fast and a worker of another command imports nothing it does not need.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from serialbench.core.errors import UsageError
 
 # command -> (module under serialbench.commands, one-line description)
 COMMANDS = {
-    "run": ("run", "time the selected benchmarks with pyperf (the default)"),
+    "run": ("run", "time the selected benchmarks to a precision, in rounds of fresh processes (the default)"),
     "list": ("list", "print the selected benchmark names in run order"),
     "dump": ("dump", "write the exact wire body of one benchmark"),
     "verify": ("verify", "check that every case decodes back to its input"),
@@ -37,8 +36,7 @@ def commands_help() -> str:
     width = max(len(command) for command in COMMANDS)
     lines = ["usage: python -m serialbench [COMMAND] [options]", "", "commands:"]
     lines += [f"  {command.ljust(width)}  {description}" for command, (_, description) in COMMANDS.items()]
-    lines += ["", "'python -m serialbench COMMAND --help' gives a command's options; the run's follow,",
-              "pyperf's among them."]
+    lines += ["", "'python -m serialbench COMMAND --help' gives a command's options; the run's follow."]
     return "\n".join(lines) + "\n"
 
 

@@ -14,6 +14,7 @@ import argparse
 import os
 import shutil
 import sys
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,7 +195,8 @@ def run(argv: list[str]) -> int:
                 "serialbench_results_format": RESULTS_FORMAT, "serialbench_clock": schedule.timeloop.CLOCK_NAME,
                 **environment.metadata(args.malloc_default, args.memcpy_default),
                 "serialbench_precision": target, "serialbench_confidence": medians.CONFIDENCE,
-                "serialbench_max_rounds": settings.max_rounds}
+                "serialbench_max_rounds": settings.max_rounds,
+                "serialbench_session": uuid.uuid4().hex[:12]}  # rounds pair within a session (--append adds one)
     if args.with_specs:
         metadata["serialbench_with"] = ", ".join(installed) or "nothing"
     side = Side("run", PACKAGE_DIR.parent, tuple(str(Path(d).resolve()) for d in args.case_dirs), python,
