@@ -34,6 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from serialbench.catalog.discovery import PACKAGE_DIR
 from serialbench.catalog.registry import select
 from serialbench.commands.options import add_filter_arguments, new_output, parser
 from serialbench.core.errors import UsageError
@@ -54,13 +55,21 @@ WAYS = ("run", "compare", "plain")
 PROCESSES = 5  # per way; see verdict() for what 3 and 5 give on this VM
 
 
+def this_serialbench() -> dict[str, str]:
+    """The environment of a `python -m serialbench` subprocess that runs this serialbench, not whichever
+    one the interpreter finds first (another checkout's editable install, from a worktree)."""
+    inherited = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE_DIR.parent), *([inherited] if inherited else [])])}
+
+
 def time_with_run(names: list[str], processes: int, scratch: Path, say) -> dict[str, list[float]]:
     # A file of its own per call: a run never overwrites a result file, and one shared name made every
     # call after the first read the first call's file back (a whole panel's run column came out empty).
     out = Path(tempfile.mkdtemp(dir=scratch)) / "run.json"
     patterns = [arg for name in names for arg in ("-b", name)]
     done = subprocess.run([sys.executable, "-m", "serialbench", "--rounds", str(processes), "--quiet",
-                           "--no-summary", *patterns, "-o", str(out)], cwd=scratch, capture_output=True, text=True)
+                           "--no-summary", *patterns, "-o", str(out)], cwd=scratch, env=this_serialbench(),
+                          capture_output=True, text=True)
     if not out.exists():
         say(f"the run failed: {last_line(done.stderr) or f'exit status {done.returncode}'}")
         return {}
@@ -82,7 +91,7 @@ def time_with_compare(names: list[str], rounds: int, say) -> dict[str, list[floa
 
 def time_with_plain_loop(names: list[str], processes: int, say) -> dict[str, list[float]]:
     """Each of `processes` fresh processes' median, per benchmark."""
-    environment = {**os.environ, **worker_variables()}
+    environment = {**this_serialbench(), **worker_variables()}
     medians = {}
     for name in names:
         found = []

@@ -8,8 +8,9 @@ window of seconds: the machine's drift over minutes falls on every row alike, an
 numpy, the cases' libraries) is paid once per round, not once per benchmark and process.
 
 In a round, a benchmark and its memcpy floor (baseline/tobytes of its input and tier) are prepared
-in the same process, warmed up, and their values alternate, a value of one then a value of the
-other, each value after a few untimed calls that bring back its data (the other op evicted it):
+in the same process, warmed up by a first cycle that is not recorded, and their values alternate,
+a value of one then a value of the other, each after a few untimed calls that bring back its data
+(the other op evicted it):
 the round's multiple of the floor is the median over its cycles of log(op / floor), two values
 milliseconds apart, as compare's HEAD/BASE. The floor is also timed as a benchmark of its own. An op
 slower than timeloop.SLOW_CALL a call takes one value a round, warmed by prepare's own call, between
@@ -179,8 +180,12 @@ def _time_benchmark(session: Session, process: Process, name: str, floor: str | 
     known = session.plans.get(name)
     answer = _prepare(process, name, known.loops if known else (settings.loops or 0), settings, check=known is None)
     plan = _plan(session, process, name, {**answer, "slot": 0}, settings)
+    # The first cycle of a fast op warms it up and is not recorded, as compare's warm cycle: prepare's
+    # own calls and a value of each op, each value after its re-warm calls. (The plain loop's 20 ms of
+    # warm-up, timeloop.WARM_UP_SECONDS, for each op would be a third of a --fast round.)
+    warm_cycles = 0 if plan.slow else 1
     cycles = 1 if plan.slow else settings.cycles
-    slots, warm, rewarm = [0], [0.0 if plan.slow else timeloop.WARM_UP_SECONDS], [0]
+    slots, rewarm = [0], [0 if plan.slow else timeloop.REWARM_CALLS]
     if floor is not None:
         known_floor = session.plans.get(floor)
         floor_answer = _prepare(process, floor, known_floor.loops if known_floor else (settings.loops or 0), settings,
@@ -188,10 +193,10 @@ def _time_benchmark(session: Session, process: Process, name: str, floor: str | 
         _plan(session, process, floor, {**floor_answer, "slot": 1}, settings)
         # A slow op's value sits between two of the floor's; a fast op's alternates with one.
         slots = [1, 0, 1] if plan.slow else [0, 1]
-        warm.append(timeloop.WARM_UP_SECONDS)
         rewarm = [0 if plan.slow else timeloop.REWARM_CALLS, timeloop.REWARM_CALLS]
-    values = process.ask({"do": "cycles", "count": cycles, "slots": slots, "warm": warm,
+    values = process.ask({"do": "cycles", "count": warm_cycles + cycles, "slots": slots,
                           "rewarm_calls": rewarm})["values"]
+    values = [found[warm_cycles:] for found in values]
     process.ask({"do": "release"})
     if not all(math.isfinite(v) and v > 0 for found in values for v in found):
         raise schedule._CaseError(f"a value was not a positive time ({values})")

@@ -54,7 +54,8 @@ class RoundProgress:
         left = len(self.names) - len(self.settled)
         return (f"round {step.round}: {format_duration(step.seconds)}, {step.running} benchmarks; "
                 f"{len(self.settled)} of {len(self.names)} settled, {format_duration(step.spent)} so far"
-                + (f", at most {self.settings.max_rounds - step.round} rounds left" if left else ""))
+                + (f", at most {rounds_left} round{'' if rounds_left == 1 else 's'} left"
+                   if left and (rounds_left := self.settings.max_rounds - step.round) else ""))
 
     def settle(self, session: Session, running: Sequence[str], final: bool, say: Callable[[str], None]) -> set[str]:
         """The benchmarks of `running` that stop now (all of them when `final`); a line for each. A floor
