@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from serialbench.core import medians
 from serialbench.core.formatting import format_duration, format_percent, format_ratio, format_time
 from serialbench.measure.rounds import Progress, Settings
 from serialbench.measure.schedule import Session
@@ -28,6 +29,22 @@ def timing_words(timing: Timing, target: float) -> str:
     processes = f"{timing.rounds} process" + ("" if timing.rounds == 1 else "es")
     return words + (f" ({processes})" if timing.reached(target) else f", short of +-{format_percent(target)} "
                                                                       f"({processes})")
+
+
+def precision_words(found: Timing | None, target: float | None) -> str:
+    """A benchmark's precision in a few words, for a file of any run: `95% interval +-1.2% of the median
+    (8 processes)`, `short of +-3.0%` where the run asked for more, or why there is no interval."""
+    if found is None:
+        return "not timed"
+    processes = f"{found.rounds} process" + ("" if found.rounds == 1 else "es")
+    if found.low is None:
+        return f"{processes}: too few for a {medians.CONFIDENCE:.0%} interval ({medians.least_rounds()} give one)"
+    words = f"{medians.CONFIDENCE:.0%} interval +-{format_percent(found.width)} of the median ({processes})"
+    if target is not None and not found.reached(target):
+        words += f", short of +-{format_percent(target)}"
+    if found.modes:
+        words += f"; two speeds: {format_time(found.modes.fast)} and {format_time(found.modes.slow)}"
+    return words
 
 
 def _width(width: float | None) -> str:

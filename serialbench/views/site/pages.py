@@ -22,12 +22,13 @@ from serialbench.results.files import Result, ResultFile
 from serialbench.results.session_files import runs_of
 from serialbench.verdicts.files import compare_files
 from serialbench.verdicts.paired import round_estimates
+from serialbench.verdicts.timings import timing
 from serialbench.views.costs import cost_tables
 from serialbench.views.grid import Table, groups
-from serialbench.views.progress import instability
+from serialbench.views.progress import precision_words
 from serialbench.views.roundtrip import roundtrip_tables
 from serialbench.views.site.sources import Source, side_label
-from serialbench.views.timing import header_lines, memory_tables, timing_tables
+from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_tables
 
 
 def number(value: float | None) -> float | None:
@@ -38,7 +39,7 @@ def number(value: float | None) -> float | None:
 
 def table_data(table: Table) -> dict:
     return {"title": table.title, "legend": table.legend, "columns": table.columns, "corner": table.corner,
-            "rows": [[label, [None if cell is None else {"lines": cell.lines, "marked": cell.marked}
+            "rows": [[label, [None if cell is None else {"lines": cell.lines, "marked": cell.marked, "tie": cell.tie}
                               for cell in cells]] for label, cells in table.rows],
             "group_starts": sorted(table.group_starts), "notes": table.notes}
 
@@ -66,12 +67,14 @@ def run_page(source: Source) -> dict:
 def benchmark_data(results: ResultFile, result: Result) -> dict:
     workers = [statistics.median(run.values) for run in result.benchmark.get_runs() if run.values]
     floor = results.floor(result)
+    found = timing(result.benchmark)
+    multiple = found.multiple if found is not None and found.multiple is not None else (
+        result.median / floor.median if floor and floor.median else None)  # paired where the run took it
     data = {"name": result.name, "row": result.row, "format": result.format, "impl": result.impl,
             "input": result.input, "tier": result.tier, "direction": result.direction,
             "median": number(result.median), "workers": [number(w) for w in workers],
             "payload_bytes": result.payload_bytes, "input_bytes": result.input_bytes,
-            "floor_multiple": number(result.median / floor.median) if floor and floor.median else None,
-            "unstable": instability(result.benchmark)}
+            "floor_multiple": number(multiple), "precision": precision_words(found, precision_asked(results))}
     if result.memory is not None and result.memory.bytes_per_op is not None:
         data["bytes_per_op"] = number(result.memory.bytes_per_op)
         data["allocs_per_op"] = number(result.memory.allocs_per_op)

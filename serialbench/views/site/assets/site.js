@@ -90,13 +90,14 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
     return el("section", {}, el("h2", {}, title), ...children);
   }
 
-  function gridTable(table) {  // a views/grid.py Table: rows of cells of lines, the marked cell in bold
+  function gridTable(table) {  // a views/grid.py Table: rows of cells of lines, the marked cell in bold, a tie "= "
     const head = el("tr", {}, el("th", {}, table.corner), table.columns.map(c => el("th", {}, c)));
     const body = table.rows.map(([label, cells], index) => el("tr",
       {className: table.group_starts.includes(index) ? "group-start" : ""},
       el("th", {scope: "row"}, label),
       cells.map(cell => el("td", {className: cell && cell.marked ? "marked" : ""},
-        cell ? cell.lines.map((line, i) => el("div", {className: i ? "minor" : ""}, line)) : "-"))));
+        cell ? cell.lines.map((line, i) => el("div", {className: i ? "minor" : ""},
+                                              !i && cell.tie ? "= " + line : line)) : "-"))));
     return el("figure", {className: "grid"},
       el("figcaption", {}, el("strong", {}, table.title), el("p", {className: "legend"}, table.legend)),
       el("table", {}, el("thead", {}, head), el("tbody", {}, body)),
@@ -136,7 +137,7 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
     const controls = el("div", {className: "controls"});
     const chart = el("div", {id: "chart", className: "chart"});
     const tip = el("p", {className: "hint"}, "Hover a point: median, the workers' spread, payload, B/op and " +
-                   "allocs/op (with a memory file), and whether pyperf calls it unstable. Click it to keep it here.");
+                   "allocs/op (with a memory file), and the median's interval. Click it to keep it here.");
     const focus = el("div", {id: "focus"});
     const tables = el("div", {id: "tables"});
     MAIN.append(el("ul", {className: "head"}, DATA.head.map(line => el("li", {}, line))), controls, chart, tip, focus,
@@ -218,7 +219,7 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
                              `(${workers.length} workers)` : `${workers.length} worker`,
         `payload ${fmtBytes(b.payload_bytes)} (input ${fmtBytes(b.input_bytes)})`];
       if (b.bytes_per_op !== undefined) lines.push(`${fmtBytes(b.bytes_per_op)}/op, ${Math.round(b.allocs_per_op)} allocs/op`);
-      lines.push(b.unstable.length ? "unstable: " + b.unstable.join("; ") : "stable");
+      lines.push(b.precision);
       return lines;
     }
 
