@@ -21,7 +21,7 @@ from pathlib import Path
 
 from serialbench.catalog.discovery import PACKAGE_DIR, source_root
 from serialbench.catalog.registry import FLOOR, Benchmark, is_floor, library_version, select
-from serialbench.commands.options import add_filter_arguments, add_with_argument, parser
+from serialbench.commands.options import add_filter_arguments, add_with_argument, interrupt_on_sigterm, parser
 from serialbench.core import medians
 from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
@@ -204,6 +204,7 @@ def run(argv: list[str]) -> int:
     names = [bench.name for bench in benchmarks]
     floors = floors_of(benchmarks)
     progress = RoundProgress(names, floors, target, settings)
+    interrupt_on_sigterm()  # a terminated run writes its file and table, as on Ctrl-C
     say(progress.opening())
     session = run_rounds(side, names, floors, settings,
                          lambda session, running, final: progress.settle(session, running, final, say),

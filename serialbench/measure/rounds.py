@@ -10,11 +10,10 @@ numpy, the cases' libraries) is paid once per round, not once per benchmark and 
 In a round, a benchmark and its memcpy floor (baseline/tobytes of its input and tier) are prepared
 in the same process, warmed up by a first cycle that is not recorded, and their values alternate,
 a value of one then a value of the other, each after a few untimed calls that bring back its data
-(the other op evicted it):
-the round's multiple of the floor is the median over its cycles of log(op / floor), two values
-milliseconds apart, as compare's HEAD/BASE. The floor is also timed as a benchmark of its own. An op
-slower than timeloop.SLOW_CALL a call takes one value a round, warmed by prepare's own call, between
-two values of its floor.
+(the other op evicted it): the round's multiple of the floor is the median over its cycles of
+log(op / floor), two values milliseconds apart, as compare's HEAD/BASE. The floor is also timed as
+a benchmark of its own. An op slower than timeloop.SLOW_CALL a call takes one value a round, warmed
+by prepare's own call, between two values of its floor.
 
 After each round, `settle` decides which benchmarks stop (commands/run.py: those within the
 precision, from the fewest rounds that give an interval on); the cap, `--max-time` and Ctrl-C end
@@ -96,12 +95,11 @@ def run_rounds(side: Side, names: Sequence[str], floors: Mapping[str, str | None
             progress(Progress(session.rounds, took, len(order), spent))
             out_of_time = settings.max_seconds is not None and spent + took > settings.max_seconds
             final = session.rounds >= settings.max_rounds or out_of_time
+            if out_of_time and session.rounds < settings.max_rounds:
+                say(f"time is up ({settings.max_seconds / 60:g} min): {len(running)} benchmarks end with the "
+                    "processes they have")
             if session.rounds >= settings.min_rounds or final:
                 running = _still_running(running, settle(session, list(running), final), floors)
-            if out_of_time and running:
-                say(f"time is up ({settings.max_seconds / 60:g} min): {len(running)} benchmarks stop short")
-                settle(session, list(running), True)
-                break
     except KeyboardInterrupt:
         session.interrupted = True
         timed = [name for name in running if session.rounds_of(name)]
