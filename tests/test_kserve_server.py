@@ -87,7 +87,7 @@ def test_a_kserve_worker_imports_kserve_and_a_join_worker_does_not():
     assert worker_imports("triton-binary/join/float32/1K") == []
 
 
-def test_pyperf_workers_time_every_kserve_decode_case(tmp_path):
+def test_the_run_times_every_kserve_decode_case(tmp_path):
     output = tmp_path / "run.json"
     done = serialbench(*SMALLEST, "-b", "*/decode-kserve*/float32/1K", "-o", output)
     assert done.returncode == 0, done.stderr.decode()[-2000:]

@@ -257,7 +257,7 @@ def overlay_active() -> bool:
 
 def overlay_here(specs: Sequence[str], say: Callable[[str], None]) -> list[str]:
     """The run's --with: the overlay first on this process's sys.path (the selection finds the
-    libraries it brings) and on PYTHONPATH, which pyperf passes to its workers. Returns what it holds."""
+    libraries it brings) and on PYTHONPATH, which the run's workers inherit. Returns what it holds."""
     directory, installed, _ = overlays.overlay(specs, sys.executable, say)
     say(f"with {', '.join(installed) or 'nothing'} first on sys.path (overlay {directory})")
     inherited = os.environ.get("PYTHONPATH")
