@@ -20,8 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from serialbench.catalog.discovery import PACKAGE_DIR, source_root
-from serialbench.catalog.registry import FLOOR, Benchmark, is_floor, library_version, select
-from serialbench.commands.options import add_filter_arguments, add_with_argument, interrupt_on_sigterm, parser
+from serialbench.catalog.registry import FLOOR, Benchmark, is_floor, library_version, refusal_summary, select
+from serialbench.commands.options import (
+    add_filter_arguments,
+    add_with_argument,
+    interrupt_on_sigterm,
+    parser,
+    payload_arguments,
+)
 from serialbench.core import medians
 from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
@@ -186,7 +192,8 @@ def run(argv: list[str]) -> int:
         from serialbench.measure.side_setup import resolve_python
 
         python = resolve_python(args.python)
-    benchmarks, _ = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True)
+    benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True,
+                               payloads=args.payloads)
     root = source_root()
     commit, dirty = commit_and_dirty(root) if root else ("unknown", False)
     path = output_path(args, commit, dirty, installed)
@@ -200,6 +207,7 @@ def run(argv: list[str]) -> int:
     if args.with_specs:
         metadata["serialbench_with"] = ", ".join(installed) or "nothing"
     side = Side("run", PACKAGE_DIR.parent, tuple(str(Path(d).resolve()) for d in args.case_dirs), python,
+                payloads=payload_arguments(args.payloads),  # a worker builds the payloads again
                 variables=tuple(environment.worker_variables(args.malloc_default, args.memcpy_default).items()))
     names = [bench.name for bench in benchmarks]
     floors = floors_of(benchmarks)
@@ -209,10 +217,12 @@ def run(argv: list[str]) -> int:
     session = run_rounds(side, names, floors, settings,
                          lambda session, running, final: progress.settle(session, running, final, say),
                          warn, lambda step: say(progress.round_line(step)))
-    return _finish(session, names, path, metadata, args, progress, say)
+    refusals = refusal_summary(cases, args.payloads, args.patterns)  # what the tables leave out of a payload
+    return _finish(session, names, path, metadata, args, progress, say, refusals)
 
 
-def _finish(session, names: list[str], path: str, metadata: dict, args, progress: RoundProgress, say) -> int:
+def _finish(session, names: list[str], path: str, metadata: dict, args, progress: RoundProgress, say,
+            refusals: list[str] = ()) -> int:
     from serialbench.results.run_files import run_benchmarks, write
 
     benches = run_benchmarks(session, metadata)
@@ -227,6 +237,9 @@ def _finish(session, names: list[str], path: str, metadata: dict, args, progress
         print(f"results: {path}")
         if not args.no_summary:
             _print_summary(path, {bench.get_name() for bench in benches})
+            if refusals:
+                print()
+                print("\n".join(refusals))
     if session.interrupted:
         return 130
     if session.failed:
