@@ -1,15 +1,16 @@
 """Command line: `python -m serialbench [COMMAND] [options]`; without a command, run.
 
 Each command lives in its own module under serialbench/commands/ and is imported only when used,
-so that `list` stays fast and a worker of another command imports nothing it does not need.
+so that `list` stays fast and a worker of another command imports nothing it does not need. Every
+command runs the same way (commands/contract.py): `main(argv, stdout, stderr)`
+is the whole program as a function, which tests call in-process. `worker` is not a command: it is
+the hidden entry point of the processes serialbench starts itself (commands/workers.py).
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
-
-from serialbench.core.errors import UsageError
+from typing import IO
 
 # command -> (module under serialbench.commands, one-line description)
 COMMANDS = {
@@ -18,7 +19,7 @@ COMMANDS = {
     "dump": ("dump", "write the exact wire body of one benchmark"),
     "verify": ("verify", "check that every case decodes back to its input"),
     "report": ("report", "tables and plots of one result file, or of BASE vs NEW"),
-    "memory": ("memory", "memory per op of a result file's benchmarks (a separate tracemalloc pass)"),
+    "memory": ("memory", "memory per op of a result file's benchmarks (B/op, allocs/op, peak, retained)"),
     "profile": ("profile", "run one benchmark under a profiler"),
     "compare": ("compare", "interleaved timing of two sides: revisions, library versions, interpreters"),
     "sweep": ("sweep", "interleaved timing of a library's releases: the release where each benchmark changed"),
@@ -29,6 +30,7 @@ COMMANDS = {
     "budget": ("budget", "wall time of the --fast suite, one format and compare on this machine"),
     "cache": ("cache", "list or prune the library overlays of --with, --base-with/--head-with, sweep and bisect"),
 }
+WORKER = "worker"  # the hidden entry point (commands/workers.py), never listed
 
 
 def commands_help() -> str:
@@ -40,35 +42,31 @@ def commands_help() -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
+    """The program: the command's exit status (2 and one line on stderr for a usage error)."""
+    from serialbench.commands import contract
+
+    stdout = sys.stdout if stdout is None else stdout
+    stderr = sys.stderr if stderr is None else stderr
+    if argv and argv[0] == WORKER:
+        from serialbench.commands import workers
+
+        return workers.main(argv[1:])
     if argv and not argv[0].startswith("-"):
         command, rest = argv[0], argv[1:]
         if command not in COMMANDS:
-            raise UsageError(f"unknown command {command!r}; accepted: {', '.join(COMMANDS)}")
+            stderr.write(f"serialbench: error: unknown command {command!r}; accepted: {', '.join(COMMANDS)}\n")
+            return 2
     else:
         command, rest = "run", argv
     if command == "run" and ("-h" in rest or "--help" in rest):
-        print(commands_help(), flush=True)
-    module_name = "serialbench.commands." + COMMANDS[command][0]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:
-            raise
-        raise UsageError(f"command {command!r} is not available in this version") from None
-    return module.run(rest)
+        stdout.write(commands_help() + "\n")
+        stdout.flush()
+    return contract.main(command, COMMANDS[command][0], rest, stdout, stderr)
 
 
 def entry() -> None:
-    try:
-        status = main(sys.argv[1:])
-    except UsageError as exc:
-        print(f"serialbench: error: {exc}", file=sys.stderr)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        print("serialbench: interrupted", file=sys.stderr)
-        sys.exit(130)
-    sys.exit(status)
+    sys.exit(main(sys.argv[1:]))
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ from serialbench.verdicts.bisection import Bracket, Result
 from serialbench.verdicts.steps import Step
 from serialbench.views.bisect_steps import answer_lines
 from serialbench.views.verdict_json import bisect_json
-from tests.test_compare import LIBRARY_CASES, make_wheel, run_serialbench
-from tests.test_golden import check_golden
+from tests.helpers import check_golden, run_serialbench
+from tests.toys import LIBRARY_CASES, make_wheel
 
 
 @pytest.fixture(scope="module")

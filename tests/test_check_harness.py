@@ -4,7 +4,9 @@ import json
 import random
 import statistics
 
-from serialbench.commands.check_harness import PROCESSES, disagreement, table, verdict
+from serialbench.commands.check_harness import PROCESSES
+from serialbench.verdicts.harness import disagreement, verdict, verdicts
+from serialbench.views.harness_table import table_lines
 from tests.helpers import serialbench
 
 
@@ -13,9 +15,9 @@ def test_a_benchmark_whose_harnesses_differ_beyond_the_tolerance_is_flagged():
     timed = {"run": {"a/b/c/1M": [140e-6, 145e-6, 151e-6], "x/y/z/1K": [1.0e-6, 0.9e-6, 1.3e-6]},
              "compare": {"a/b/c/1M": [33.7e-6, 30e-6, 35e-6], "x/y/z/1K": [1.1e-6, 1.0e-6, 1.2e-6]},
              "plain": {"a/b/c/1M": [18.3e-6, 19e-6, 18e-6], "x/y/z/1K": [1.05e-6, 1.1e-6, 1.0e-6]}}
-    lines, verdicts = table(["a/b/c/1M", "x/y/z/1K"], timed, 0.25)
-    assert verdicts == {"DISAGREE": ["a/b/c/1M"], "agree": ["x/y/z/1K"]}
-    assert lines == [
+    names = ["a/b/c/1M", "x/y/z/1K"]
+    assert verdicts(names, timed, 0.25) == {"DISAGREE": ["a/b/c/1M"], "agree": ["x/y/z/1K"]}
+    assert table_lines(names, timed, 0.25) == [
         "benchmark      run  compare    plain  run/plain  compare/plain  processes",
         "a/b/c/1M    145 us  33.7 us  18.3 us       7.9x           1.8x       1.2x  DISAGREE",
         "x/y/z/1K   1.00 us  1.10 us  1.05 us      0.95x           1.0x       1.4x  agree",
@@ -38,8 +40,9 @@ def test_a_way_that_gave_no_time_is_never_agreement():
     # A panel whose run way failed after its first group read "all 158 agree": the rows had no run time.
     timed = {"run": {}, "compare": {"a/b/c/1M": [1.18e-3], "x/y/z/1K": [1.0e-6]},
              "plain": {"a/b/c/1M": [1.82e-3], "x/y/z/1K": [1.05e-6]}}
-    lines, verdicts = table(["a/b/c/1M", "x/y/z/1K"], timed, 0.25)
-    assert verdicts == {"DISAGREE": ["a/b/c/1M"], "NOT TIMED": ["x/y/z/1K"]}  # the two that ran disagree
+    names = ["a/b/c/1M", "x/y/z/1K"]
+    assert verdicts(names, timed, 0.25) == {"DISAGREE": ["a/b/c/1M"], "NOT TIMED": ["x/y/z/1K"]}  # the two that ran
+    lines = table_lines(names, timed, 0.25)
     assert lines[1].endswith("DISAGREE") and lines[2].endswith("NOT TIMED")
     assert disagreement({"compare": 1.0}) is None
 
@@ -86,9 +89,9 @@ def test_the_three_harnesses_agree_on_a_copy_at_100k(tmp_path):
     rows = [line.split() for line in out.splitlines() if line.startswith(("msgpack/packb/", "baseline/tobytes/"))]
     assert len(rows) == 2 and all(row[-1] == "agree" and "-" not in row for row in rows), rows
     benchmarks = json.loads(saved.read_text())["benchmarks"]
-    assert {name: sorted(entry) for name, entry in benchmarks.items()} == {
-        name: ["compare", "plain", "run", "verdict"] for name in ("baseline/tobytes/float32/100K",
-                                                                  "msgpack/packb/float32/100K")}
+    assert {name: sorted(entry) for name, entry in benchmarks.items()} == {  # every column of the table
+        name: ["compare", "compare_over_plain", "plain", "run", "run_over_plain", "spread", "verdict"]
+        for name in ("baseline/tobytes/float32/100K", "msgpack/packb/float32/100K")}
     assert all(len(entry[way]) == 2 for entry in benchmarks.values() for way in ("run", "compare", "plain"))
     # What was measured is never overwritten.
     again = serialbench("check-harness", "-b", "baseline/tobytes/float32/100K", "--json", saved)

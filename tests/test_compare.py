@@ -7,8 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
-import zipfile
 
 import pyperf
 import pytest
@@ -17,61 +15,13 @@ from serialbench.core import stats
 from serialbench.measure import overlays
 from serialbench.measure.worktrees import checkout
 from serialbench.verdicts import paired as comparison
-from serialbench.verdicts.files import compare_files
-from tests.helpers import PROJECT_ROOT, assert_one_line_usage_error
+from serialbench.verdicts.file_changes import compare_files
+from tests.helpers import PROJECT_ROOT, assert_one_line_usage_error, run_serialbench, written_results
+from tests.toys import broken_wheel
 
-CASE_MODULE = '''
-from serialbench.case import Case
-
-
-def steady(payload):
-    return payload.tensors[0].value.tobytes
-
-
-def grows(payload):
-    array = payload.tensors[0].value
-
-    def op():
-        {body}
-
-    return op
-
-
-CASES = [
-    Case("toy", "steady", ("float32",), steady),
-    Case("toy", "grows", ("float32",), grows),
-]
-'''
-ONE_COPY = "return array.tobytes()"
-FOUR_COPIES = "array.tobytes(); array.tobytes(); array.tobytes(); return array.tobytes()"
 # Few fixed rounds, and a minimum effect that an unchanged case cannot reach by noise on a loaded
 # machine: the verdicts these tests assert hold whatever else the machine runs.
 SMALL = ["--rounds", "8", "--min-effect", "10", "--tier", "10K"]
-
-
-def run_serialbench(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "serialbench", *map(str, args)], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
-
-
-def git(repo, *args):
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
-
-
-def commit_cases(repo, body, message):
-    (repo / "cases" / "toy.py").write_text(textwrap.dedent(CASE_MODULE).replace("{body}", body))
-    git(repo, "add", "cases/toy.py")
-    git(repo, "-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-q", "-m", message)
-
-
-@pytest.fixture(scope="module")
-def toy_repo(tmp_path_factory):
-    repo = tmp_path_factory.mktemp("toy")
-    (repo / "cases").mkdir()
-    git(repo, "init", "-q")
-    commit_cases(repo, ONE_COPY, "one copy per op")
-    commit_cases(repo, FOUR_COPIES, "four copies per op")
-    return repo
 
 
 def assert_error_line(done) -> str:
@@ -82,10 +32,6 @@ def assert_error_line(done) -> str:
     last = stderr.strip().splitlines()[-1]
     assert last.startswith("serialbench: error: ") and sum("error" in line for line in stderr.splitlines()) == 1
     return last
-
-
-def written_results(stderr: str) -> list[str]:
-    return [line.split(" results: ", 1)[1] for line in stderr.splitlines() if " results: " in line]
 
 
 @pytest.fixture(scope="module")
@@ -168,60 +114,6 @@ def test_without_a_revision_or_an_environment_compare_says_what_to_give():
 
 # --- environments: a library at two versions ------------------------------------------------------
 
-LIBRARY = '''
-def encode(array):
-    body = array.tobytes()
-    for _ in range({extra}):
-        body = bytes(bytearray(body))
-    return body
-'''
-LIBRARY_CASES = '''
-from serialbench.case import Case
-
-
-def encoded(payload):
-    import toylib
-
-    array = payload.tensors[0].value
-    return lambda: toylib.encode(array)
-
-
-def plain(payload):
-    return payload.tensors[0].value.tobytes
-
-
-CASES = [
-    Case("lib", "toylib", ("float32",), encoded, requires=("toylib",), libraries=("toylib",)),
-    Case("lib", "plain", ("float32",), plain),
-]
-'''
-
-
-def make_wheel(directory, version, extra_copies):
-    """toylib-VERSION-py3-none-any.whl, written by hand (a wheel is a zip with its metadata)."""
-    path = directory / f"toylib-{version}-py3-none-any.whl"
-    info = f"toylib-{version}.dist-info"
-    files = {
-        "toylib/__init__.py": textwrap.dedent(LIBRARY.format(extra=extra_copies)),
-        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: toylib\nVersion: {version}\n",
-        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    files[f"{info}/RECORD"] = "".join(f"{name},,\n" for name in [*files, f"{info}/RECORD"])
-    with zipfile.ZipFile(path, "w") as wheel:
-        for name, text in files.items():
-            wheel.writestr(name, text)
-    return path
-
-
-@pytest.fixture(scope="module")
-def library(tmp_path_factory):
-    root = tmp_path_factory.mktemp("library")
-    (root / "cases").mkdir()
-    (root / "cases" / "lib.py").write_text(textwrap.dedent(LIBRARY_CASES))
-    return {"v1": make_wheel(root, "1.0", 0), "v2": make_wheel(root, "2.0", 3), "cases": root / "cases",
-            "env": {"XDG_CACHE_HOME": str(root / "cache"), "PIP_NO_INDEX": "1"}}
-
-
 @pytest.fixture(scope="module")
 def library_compared(library):
     done = run_serialbench("compare", "--base-with", library["v1"], "--head-with", library["v2"],
@@ -303,13 +195,17 @@ def test_an_interpreter_without_numpy_is_refused_before_any_timing(tmp_path):
 # --- the tables, as exact text from hand-built data -----------------------------------------------
 
 def verdict(change, low, high, word, rounds=16, detectable=0.031):
-    return stats.Verdict(change, low, high, 0.95, detectable, word, rounds, 0.5)
+    return stats.Verdict(change=change, low=low, high=high, level=0.95, detectable=detectable, word=word,
+                         rounds=rounds, p_value=0.5)
 
 
 ROWS = [
-    comparison.Row("triton-binary/join/int32x3/1M", 3.78e-3, 1.91e-3, verdict(-0.4947, -0.51, -0.48, "faster", 16)),
-    comparison.Row("triton-binary/join/float32/1K", 5.5e-6, 5.51e-6, verdict(0.001, -0.006, 0.008, "no change", 8)),
-    comparison.Row("msgpack/packb/png/1M", 2.0e-4, 2.1e-4, verdict(0.03, -0.01, 0.07, "too noisy to tell", 32, 0.09)),
+    comparison.Compared("triton-binary/join/int32x3/1M", 3.78e-3, 1.91e-3,
+                        verdict(-0.4947, -0.51, -0.48, "faster", 16)),
+    comparison.Compared("triton-binary/join/float32/1K", 5.5e-6, 5.51e-6,
+                        verdict(0.001, -0.006, 0.008, "no change", 8)),
+    comparison.Compared("msgpack/packb/png/1M", 2.0e-4, 2.1e-4,
+                        verdict(0.03, -0.01, 0.07, "too noisy to tell", 32, 0.09)),
 ]
 
 
@@ -347,8 +243,9 @@ def test_calibrate_summary_counts_and_scales_its_targets():
     from serialbench.commands.calibrate import summarise
 
     def rows(words, change=0.0):
-        return [comparison.Row(f"calibrate-x/y/float32/{i}K", 1e-6, 1e-6,
-                               verdict(change, change - 0.01, change + 0.01, word)) for i, word in enumerate(words)]
+        return [comparison.Compared(f"calibrate-x/y/float32/{i}K", 1e-6, 1e-6,
+                                    verdict(change, change - 0.01, change + 0.01, word))
+                for i, word in enumerate(words)]
 
     a_a = rows(["no change"] * 8 + ["too noisy to tell", "slower"])
     lines = summarise(a_a, [rows(["slower"] * 9 + ["faster"], 0.05), rows(["slower"] * 5 + ["too noisy to tell"] * 5,
@@ -366,7 +263,7 @@ def test_calibrate_counts_a_variant_whose_work_did_not_land_as_an_injection_fail
     from serialbench.commands.calibrate import summarise
 
     def row(name, change, low, high, word):
-        return comparison.Row(f"calibrate-{name}", 1e-6, 1e-6, verdict(change, low, high, word))
+        return comparison.Compared(f"calibrate-{name}", 1e-6, 1e-6, verdict(change, low, high, word))
 
     names = [f"x/y/float32/{i}K" for i in range(4)]
     a_a = [row(name, 0.0, -0.01, 0.01, "no change") for name in names]
@@ -412,18 +309,6 @@ def test_overlay_manifest_lists_what_was_installed(library, monkeypatch):
 
 
 # --- issue 25: sides named by what they ran, refusals before timing, the selection, interrupts --------
-
-def broken_wheel(directory, version):
-    """A release whose import fails as protobuf 4.25.9 fails under newer generated code."""
-    path = make_wheel(directory, version, 0)
-    rewritten = directory / "rewritten.whl"
-    with zipfile.ZipFile(path) as old, zipfile.ZipFile(rewritten, "w") as new:
-        for item in old.infolist():
-            text = old.read(item.filename)
-            new.writestr(item, b"from json import runtime_version\n" if item.filename == "toylib/__init__.py" else text)
-    rewritten.replace(path)
-    return path
-
 
 @pytest.mark.parametrize("selection, said", [(["--tier", "5K"], "unknown tier 5K"),
                                              (["-b", "no-such-format/*"], "-b 'no-such-format/*' matches no")])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from serialbench.catalog.edge_inputs import EDGE_INPUTS, edge_payload
-from serialbench.catalog.fidelity import LOSSLESS, LOSSY, REJECTED, Verdict, differences, rejected, verdict
+from serialbench.catalog.fidelity import LOSSLESS, LOSSY, REJECTED, Fidelity, differences, fidelity, rejected
 from serialbench.catalog.inputs import Payload, Tensor
 
 
@@ -95,10 +95,10 @@ def test_a_missing_tensor():
 
 
 def test_verdicts_print_as_the_table_shows_them():
-    assert str(verdict(one(edge("edge-nan")), [edge("edge-nan").copy()])) == LOSSLESS
-    lossy = verdict(one(edge("edge-negzero")), [np.abs(edge("edge-negzero"))])
+    assert str(fidelity(one(edge("edge-nan")), [edge("edge-nan").copy()])) == LOSSLESS
+    lossy = fidelity(one(edge("edge-negzero")), [np.abs(edge("edge-negzero"))])
     assert lossy.status == LOSSY and str(lossy).startswith("lossy: input: -0.0 -> 0.0")
     refused = rejected(TypeError("Type is not JSON serializable:\n bytes"))
     assert refused.status == REJECTED
     assert str(refused) == "rejected: TypeError: Type is not JSON serializable: bytes"
-    assert str(Verdict(LOSSLESS, "a note")) == "lossless (a note)"
+    assert str(Fidelity(LOSSLESS, "a note")) == "lossless (a note)"

@@ -8,78 +8,26 @@ When a change of output is intended, regenerate the expected files and review th
 """
 
 import json
-import os
 from pathlib import Path
 
 import pyperf
 import pytest
 
-from serialbench.catalog.case import DIRECTIONS, Case
-from serialbench.catalog.fidelity import LOSSLESS, LOSSY, REJECTED, Verdict
-from serialbench.catalog.roundtrip import Check, Row
-from serialbench.commands import report, verify
+from serialbench.catalog.case import Case
+from serialbench.catalog.fidelity import LOSSLESS, LOSSY, REJECTED, Fidelity
+from serialbench.catalog.roundtrip import Check, Trial
 from serialbench.core import stats
 from serialbench.results.files import load
-from serialbench.verdicts.paired import Row as VerdictRow
-from serialbench.views import verdict_table
+from serialbench.verdicts.paired import Compared
+from serialbench.views import verdict_table, verify_table
 from serialbench.views.benchmem import benchmem
 from serialbench.views.costs import cost_tables
 from serialbench.views.grid import render_markdown, render_text
 from serialbench.views.roundtrip import roundtrip_tables
 from serialbench.views.summary import summary
 from serialbench.views.timing import memory_tables
-
-GOLDEN = Path(__file__).with_name("golden")
-UPDATE = os.environ.get("SERIALBENCH_GOLDEN") == "update"
-
-
-def check_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if UPDATE:
-        GOLDEN.mkdir(exist_ok=True)
-        path.write_text(text)
-    assert path.exists(), f"{path} is missing: SERIALBENCH_GOLDEN=update python -m pytest {__file__}"
-    assert text == path.read_text(), f"{name} differs from {path}; if the change is intended, regenerate it"
-
-
-def benchmark(name, runs, direction="encode", input_bytes=4000, payload_bytes=4100, rounds=False):
-    """A benchmark of these runs (lists of values); with `rounds`, run i is round i of one session."""
-    fmt, impl, kind, tier = name.split("/")
-    metadata = {"name": name, "serialbench_format": fmt, "serialbench_impl": impl, "serialbench_input": kind,
-                "serialbench_tier": tier, "serialbench_direction": direction, "input_bytes": input_bytes,
-                "payload_bytes": payload_bytes, "loops": 100, "serialbench_commit": "0123456789abcdef",
-                "date": "2026-11-30 12:00:00", "msgpack_version": "1.1.2"}
-    return pyperf.Benchmark([pyperf.Run(values, metadata={**metadata, **({"serialbench_round": i} if rounds else {})},
-                                        collect_metadata=False) for i, values in enumerate(runs)])
-
-
-def scaled(values, factor):
-    return [[value * factor for value in run] for run in values]
-
-
-FLOOR_1K = [[100e-9, 101e-9, 99e-9], [100e-9, 102e-9, 100e-9]]
-FLOOR_1M = [[100e-6, 101e-6, 99e-6], [102e-6, 100e-6, 101e-6]]
-BASE_RUN = [
-    benchmark("baseline/tobytes/float32/1K", FLOOR_1K),
-    benchmark("baseline/tobytes/float32/1M", FLOOR_1M, input_bytes=4_000_000, payload_bytes=4_000_000),
-    benchmark("msgpack/packb/float32/1K", scaled(FLOOR_1K, 20)),
-    benchmark("msgpack/packb/float32/1M", scaled(FLOOR_1M, 5), input_bytes=4_000_000, payload_bytes=4_000_050),
-    benchmark("msgpack/packb-buffer/float32/1K", scaled(FLOOR_1K, 15)),
-    benchmark("msgpack/packb-buffer/float32/1M", scaled(FLOOR_1M, 3), input_bytes=4_000_000,
-              payload_bytes=4_000_050),
-    benchmark("msgpack/decode-unpackb/float32/1K", scaled(FLOOR_1K, 8), direction="decode"),
-    benchmark("msgpack/decode-unpackb/float32/1M", scaled(FLOOR_1M, 1.5), direction="decode",
-              input_bytes=4_000_000, payload_bytes=4_000_050),
-]
-def repeated(bench, factor=1.0, times=3):
-    """The same benchmark with its runs repeated (six runs a side let the unpaired test tell)."""
-    meta = bench.get_metadata()
-    return benchmark(bench.get_name(), scaled([run.values for run in bench.get_runs()] * times, factor),
-                     meta["serialbench_direction"], meta["input_bytes"], meta["payload_bytes"])
-
-
-BASE_RUN_6 = [repeated(b) for b in BASE_RUN]
-NEW_RUN = [repeated(b, 1.3 if b.get_name().split("/")[1] == "packb" else 1.0) for b in BASE_RUN]  # packb +30%
+from tests.hand_built import BASE_RUN, BASE_RUN_6, NEW_RUN, ROUND_TRIP_RUN, benchmark
+from tests.helpers import check_golden, in_process
 
 
 @pytest.fixture
@@ -144,45 +92,18 @@ def test_the_runs_summary_with_rounds_intervals_stars_ties_and_two_speeds(tmp_pa
     check_golden("summary-rounds.txt", summary(load("rounds.json"), {b.get_name() for b in ROUNDS_RUN}))
 
 
-def test_report_of_one_file(files, capsys):
-    assert report.run(["run.json", "--markdown", "run.md"]) == 0
-    check_golden("report.txt", capsys.readouterr().out)
+def test_report_of_one_file(files):
+    done = in_process("report", "run.json", "--markdown", "run.md")
+    assert done.returncode == 0, done.stderr
+    check_golden("report.txt", done.stdout)
     check_golden("report.md", Path("run.md").read_text())
 
 
-def test_report_of_two_files(files, capsys):
-    assert report.run(["base.json", "new.json", "--markdown", "changes.md"]) == 0
-    check_golden("report-two-files.txt", capsys.readouterr().out)
+def test_report_of_two_files(files):
+    done = in_process("report", "base.json", "new.json", "--markdown", "changes.md")
+    assert done.returncode == 0, done.stderr
+    check_golden("report-two-files.txt", done.stdout)
     check_golden("report-two-files.md", Path("changes.md").read_text())
-
-
-def one_inference(fmt, impls, medians, tiers=("1K", "1M"), rounds=8):
-    """The four halves of one protocol's round trip, each timed in the same `rounds` processes (a run per
-    round, its values the median given; None: not run), so that the sums are compared round by round."""
-    benches = []
-    for impl, direction, by_tier in zip(impls, DIRECTIONS, medians, strict=True):
-        for tier, median in zip(tiers, by_tier, strict=True):
-            if median is not None:
-                size = 4000 if tier == "1K" else 4_000_000
-                benches.append(benchmark(f"{fmt}/{impl}/float32/{tier}", [[median] * 3] * rounds, direction, size,
-                                         size + 100, rounds=True))
-    return benches
-
-
-V2_PATH = ("tritonclient", "decode-kserve", "response-kserve", "decode-response-tritonclient")
-ROUND_TRIP_RUN = [
-    benchmark("baseline/tobytes/float32/1K", FLOOR_1K),
-    benchmark("baseline/tobytes/float32/1M", FLOOR_1M, input_bytes=4_000_000, payload_bytes=4_000_000),
-    *one_inference("kserve-grpc", V2_PATH, [(20e-6, 2e-3), (10e-6, 1e-3), (30e-6, 3e-3), (5e-6, 0.5e-3)]),
-    # A floor beside the path: in the timing tables, not in the round trip.
-    *one_inference("kserve-grpc", ("raw", "decode-raw", "response-raw", "decode-response-raw"),
-                   [(8e-6, 1.5e-3), (4e-6, 0.1e-3), (8e-6, 1.5e-3), (4e-6, 0.1e-3)]),
-    *one_inference("tfserving-grpc", ("make-tensor-proto", "decode-make-ndarray", "response-make-tensor-proto",
-                                      "decode-response-make-ndarray"),
-                   [(40e-6, 2.5e-3), (15e-6, 0.8e-3), (40e-6, 2.5e-3), (15e-6, 0.8e-3)]),
-    *one_inference("tfserving-rest", ("json", "decode-json", "response-json", "decode-response-json"),
-                   [(100e-6, 100e-3), (50e-6, None), (100e-6, 100e-3), (60e-6, 60e-3)]),
-]
 
 
 @pytest.fixture
@@ -209,29 +130,30 @@ def fake_case(fmt, impl, source=None):
 def test_verify_table():
     packb, json_case = fake_case("msgpack", "packb"), fake_case("tfserving-rest", "json")
     checks = [
-        Check(Row(packb, "float32", "1K"), Verdict(LOSSLESS)),
-        Check(Row(packb, "png", "1K"), Verdict(LOSSLESS)),
-        Check(Row(packb, "nan-inf", None), Verdict(LOSSLESS)),
-        Check(Row(json_case, "float32", "1K"), Verdict(LOSSLESS)),
-        Check(Row(json_case, "nan-inf", None), Verdict(LOSSY, "NaN and ±Inf -> null (3 of 8 values)")),
-        Check(Row(json_case, "big-endian", None), Verdict(REJECTED, "TypeError: not supported")),
+        Check(Trial(packb, "float32", "1K"), Fidelity(LOSSLESS)),
+        Check(Trial(packb, "png", "1K"), Fidelity(LOSSLESS)),
+        Check(Trial(packb, "nan-inf", None), Fidelity(LOSSLESS)),
+        Check(Trial(json_case, "float32", "1K"), Fidelity(LOSSLESS)),
+        Check(Trial(json_case, "nan-inf", None), Fidelity(LOSSY, "NaN and ±Inf -> null (3 of 8 values)")),
+        Check(Trial(json_case, "big-endian", None), Fidelity(REJECTED, "TypeError: not supported")),
     ]
-    check_golden("verify.txt", verify.format_table(checks) + "\n")
+    check_golden("verify.txt", verify_table.format_table(checks) + "\n")
 
 
 def verdict(change, low, high, word, rounds=16, detectable=0.021, p_value=0.5, level=0.95, modes=None):
-    return stats.Verdict(change, low, high, level, detectable, word, rounds, p_value, modes)
+    return stats.Verdict(change=change, low=low, high=high, level=level, detectable=detectable, word=word,
+                         rounds=rounds, p_value=p_value, modes=modes)
 
 
 COMPARE_ROWS = [
-    VerdictRow("msgpack/packb/float32/1K", 2.0e-6, 2.6e-6, verdict(0.30, 0.27, 0.33, stats.SLOWER, p_value=1e-4)),
-    VerdictRow("msgpack/packb/float32/1M", 500e-6, 650e-6, verdict(0.30, 0.25, 0.35, stats.SLOWER, p_value=1e-4)),
-    VerdictRow("msgpack/packb-buffer/float32/1K", 1.5e-6, 1.5e-6, verdict(0.001, -0.008, 0.01, stats.NO_CHANGE)),
-    VerdictRow("msgpack/packb-buffer/float32/1M", 300e-6, 297e-6,
+    Compared("msgpack/packb/float32/1K", 2.0e-6, 2.6e-6, verdict(0.30, 0.27, 0.33, stats.SLOWER, p_value=1e-4)),
+    Compared("msgpack/packb/float32/1M", 500e-6, 650e-6, verdict(0.30, 0.25, 0.35, stats.SLOWER, p_value=1e-4)),
+    Compared("msgpack/packb-buffer/float32/1K", 1.5e-6, 1.5e-6, verdict(0.001, -0.008, 0.01, stats.NO_CHANGE)),
+    Compared("msgpack/packb-buffer/float32/1M", 300e-6, 297e-6,
                verdict(-0.01, -0.04, 0.02, stats.TOO_NOISY, rounds=64, detectable=0.05, level=0.99984)),
-    VerdictRow("msgpack/packb-buffer/float32/10K", 10.0e-6, 10.2e-6,
+    Compared("msgpack/packb-buffer/float32/10K", 10.0e-6, 10.2e-6,
                verdict(0.02, 0.017, 0.023, stats.AT_THRESHOLD, rounds=64, detectable=0.026, level=0.99688)),
-    VerdictRow("msgpack/decode-unpackb/float32/1K", 1.0e-6, 1.2e-6,
+    Compared("msgpack/decode-unpackb/float32/1K", 1.0e-6, 1.2e-6,
                verdict(0.2, -0.2, 0.6, stats.TWO_SPEEDS, rounds=16, detectable=None, level=0.999,
                        modes=(None, stats.Modes(1.0e-6, 1.3e-6, (1, 4, 7, 9, 12, 15))))),
 ]

@@ -77,3 +77,11 @@ def test_comparing_revisions_without_a_checkout_is_one_line(installed, tmp_path)
     done = run(python, "-m", "serialbench", "compare", "HEAD~1", "-b", BENCHMARK, cwd=tmp_path, check=False)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.startswith("serialbench: error: comparing revisions needs a git checkout")
+
+
+def test_a_source_tree_imports_its_cases_as_the_wheel_does(tmp_path):
+    # Without an install of any kind (no site-packages, so no editable hook): the source tree alone on
+    # sys.path makes its top-level cases/ `serialbench.cases`, as the wheel's serialbench/cases is.
+    script = "import sys; sys.path.insert(0, sys.argv[1]); import serialbench.cases as c; print(c.__path__[0])"
+    done = run(sys.executable, "-S", "-c", script, PROJECT_ROOT, cwd=tmp_path)
+    assert done.stdout.strip() == str(PROJECT_ROOT / "cases")

@@ -12,8 +12,7 @@ from serialbench.cases import _kserve_server
 
 from serialbench.catalog.inputs import INPUT_KINDS
 from serialbench.catalog.registry import prepare, select
-from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench
-from tests.test_verify import table_rows
+from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench, verify_rows, worker_imports
 
 KSERVE_PATTERN = "*/decode-kserve*"
 
@@ -43,7 +42,7 @@ def run_python(script: str) -> subprocess.CompletedProcess:
 def test_verify_shows_kserve_refusing_a_png_in_a_binary_body_with_its_message():
     case = "triton-binary/decode-kserve"
     done = serialbench("verify", "-b", f"{case}/png", "-b", f"{case}/edge-bytes")
-    rows = table_rows(done.stdout)
+    rows = verify_rows(done.stdout)
     for input_name in ("png/1K", "edge-bytes"):
         verdict = rows[(case, input_name)]
         assert verdict.startswith(f"rejected: {_kserve_server.REFUSES_RAW_BYTES} [run anyway: "), verdict
@@ -53,33 +52,13 @@ def test_verify_shows_kserve_refusing_a_png_in_a_binary_body_with_its_message():
 
 def test_kserve_turns_utf8_bytes_of_a_binary_body_into_str():
     done = serialbench("verify", "-b", "triton-binary/decode-kserve/edge-bytes-empty")
-    verdict = table_rows(done.stdout)[("triton-binary/decode-kserve", "edge-bytes-empty")]
+    verdict = verify_rows(done.stdout)[("triton-binary/decode-kserve", "edge-bytes-empty")]
     assert verdict.startswith("lossy: image: bytes became str")
 
 
 def test_a_pngs_path_to_a_kserve_server_is_grpc():
     done = serialbench("verify", "-b", "kserve-grpc/decode-kserve/png", "--no-edge", "--input", "png,bytes-batch")
-    assert set(table_rows(done.stdout).values()) == {"lossless"}, done.stdout.decode()
-
-
-WORKER = """
-import json, sys
-from serialbench.catalog.registry import prepare, select
-
-name, sys.argv = sys.argv[1], ["serialbench", "--worker", "--worker-task", "0"]  # a pyperf worker's argv
-
-benchmarks, cases = select(patterns=[name], tiers="1K", inputs="float32")
-(bench,) = benchmarks
-prepare(bench, cases).op()
-print(json.dumps(sorted({name.split(".")[0] for name in sys.modules} & {"kserve", "fastapi", "pandas"})))
-"""
-
-
-def worker_imports(name: str) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", WORKER, name], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(verify_rows(done.stdout).values()) == {"lossless"}, done.stdout.decode()
 
 
 def test_a_kserve_worker_imports_kserve_and_a_join_worker_does_not():

@@ -11,13 +11,13 @@ import pytest
 from serialbench.measure.allocations import count, totals, totals_from_records
 from serialbench.measure.memory import measure
 from serialbench.results.files import load, memory_path_for
-from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
+from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench
 
 MB = 1_000_000
 
 
 def memory_pass(*args) -> subprocess.CompletedProcess:
-    # `python -m serialbench.memory` is the command's own entry point (and its workers').
+    # `python -m serialbench memory`; its workers are `python -m serialbench worker memory` (commands/workers.py).
     return subprocess.run([sys.executable, "-m", "serialbench", "memory", *map(str, args)],
                           cwd=PROJECT_ROOT, capture_output=True, timeout=600)
 
@@ -119,11 +119,11 @@ def measured_run(tmp_path_factory):
     assert done.returncode == 0, done.stderr.decode()
     done = memory_pass(path, "--calls", "3")
     assert done.returncode == 0, done.stderr.decode()
-    return path, done.stdout.decode()
+    return path, done.stdout.decode(), done.stderr.decode()
 
 
 def test_the_pass_writes_a_companion_file_with_every_benchmark(measured_run):
-    path, _ = measured_run
+    path, _, _ = measured_run
     data = json.loads(memory_path_for(path).read_text())
     assert set(data["benchmarks"]) == {r.name for r in load(path).results}
     assert data["serialbench_memory"] == 2 and data["calls"] == 3
@@ -131,22 +131,22 @@ def test_the_pass_writes_a_companion_file_with_every_benchmark(measured_run):
 
 
 def test_the_harness_alone_allocates_about_nothing_once_its_overhead_is_taken_off(measured_run):
-    path, _ = measured_run
+    path, _, _ = measured_run
     for tier in ("1K", "100K"):
         noop = load(path).get(f"baseline/noop/float32/{tier}").memory
         assert abs(noop.allocs_per_op) < 0.05 and abs(noop.bytes_per_op) < 5
 
 
 def test_the_pass_prints_b_per_op_and_allocs_per_op_as_go_test_benchmem(measured_run):
-    path, stdout = measured_run
+    path, stdout, stderr = measured_run
     lines = {line.split()[0]: line.split() for line in stdout.splitlines() if line.startswith("baseline/")}
     name, _time, unit, b_per_op, allocs, *_ = lines["baseline/tobytes/float32/100K"]
     assert (b_per_op, allocs) == ("400,033", "1")  # one bytes object: its 400,000 bytes and header
-    assert stdout.splitlines()[-1].startswith("memory: ")
+    assert stderr.splitlines()[-1] == f"memory: {memory_path_for(path)}"  # the file written, said on stderr
 
 
 def test_memcpy_retains_the_input_and_the_report_shows_it(measured_run):
-    path, _ = measured_run
+    path, _, _ = measured_run
     results = load(path)
     floor = results.get("baseline/tobytes/float32/100K")
     assert 400_000 <= floor.memory.retained_bytes < 401_000
@@ -156,7 +156,7 @@ def test_memcpy_retains_the_input_and_the_report_shows_it(measured_run):
 
 
 def test_a_format_1_companion_still_loads_without_allocations(measured_run, tmp_path):
-    path, _ = measured_run
+    path, _, _ = measured_run
     old = tmp_path / "old.json"
     old.write_bytes(path.read_bytes())
     data = json.loads(memory_path_for(path).read_text())
@@ -171,9 +171,13 @@ def test_a_format_1_companion_still_loads_without_allocations(measured_run, tmp_
     assert "retained 400 KB" in stdout and "KB/op" not in stdout
 
 
-def test_an_existing_companion_is_not_overwritten_without_force(measured_run):
-    path, _ = measured_run
+def test_an_existing_companion_is_never_overwritten_its_figures_are_shown(measured_run, tmp_path):
+    path, stdout, _ = measured_run
     before = memory_path_for(path).read_text()
-    done = memory_pass(path)
-    assert_one_line_usage_error(done)
+    done = memory_pass(path, "--json", tmp_path / "memory.json")
+    assert done.returncode == 0, done.stderr.decode()
     assert memory_path_for(path).read_text() == before
+    assert "never overwritten" in done.stderr.decode().splitlines()[0]
+    assert done.stdout.decode() == stdout  # the same table, measured once
+    rows = {row["name"]: row for row in json.loads((tmp_path / "memory.json").read_text())["benchmarks"]}
+    assert rows["baseline/tobytes/float32/100K"]["bytes_per_op"] == pytest.approx(400_033, abs=1)

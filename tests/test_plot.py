@@ -7,8 +7,8 @@ import matplotlib
 import pyperf
 import pytest
 
-from serialbench.commands import report
 from serialbench.views.plot import _tick_above, _tick_below
+from tests.helpers import in_process
 
 TIERS = (("1K", 4_000), ("10K", 40_000), ("100K", 400_000), ("1M", 4_000_000))
 
@@ -39,7 +39,9 @@ def svg_text(tmp_path, monkeypatch):
 
     def draw(*args):
         out = tmp_path / "plot.svg"
-        assert report.run([*map(str, args), "--plot", str(out), "--force"]) == 0
+        out.unlink(missing_ok=True)  # one plot per call: a file is never overwritten
+        done = in_process("report", *args, "--plot", out)
+        assert done.returncode == 0, done.stderr
         return out.read_text()
 
     return draw, base, new

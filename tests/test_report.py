@@ -12,7 +12,7 @@ from PIL import Image
 
 from serialbench.core.formatting import format_ratio, format_time
 from serialbench.results.files import load
-from serialbench.verdicts.files import changes_between as compare
+from serialbench.verdicts.file_changes import changes_between as compare
 from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
 
 SELECTION = ["-b", "baseline/tobytes", "-b", "triton-binary/join", "-b", "triton-binary/struct-pack",
@@ -97,10 +97,10 @@ def test_plot_is_a_png_of_a_size_a_laptop_shows(report_outputs):
 def test_existing_outputs_are_never_overwritten(small_run, tmp_path):
     markdown = tmp_path / "r.md"
     markdown.write_text("keep me")
-    assert_one_line_usage_error(serialbench("report", small_run, "--markdown", markdown))
-    assert markdown.read_text() == "keep me"
-    assert serialbench("report", small_run, "--markdown", markdown, "--force").returncode == 0
-    assert "| FORMAT/IMPL |" in markdown.read_text()
+    line = assert_one_line_usage_error(serialbench("report", small_run, "--markdown", markdown))
+    assert "never overwritten" in line and markdown.read_text() == "keep me"
+    assert serialbench("report", small_run, "--markdown", tmp_path / "new.md").returncode == 0
+    assert "| FORMAT/IMPL |" in (tmp_path / "new.md").read_text()
 
 
 def test_filters_narrow_the_report(small_run):

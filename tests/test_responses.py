@@ -26,8 +26,7 @@ from serialbench.cases import (
 from serialbench.catalog.fidelity import as_wire_bytes, differences
 from serialbench.catalog.inputs import ALL_INPUTS, ARRAY_INPUTS, make_payload
 from serialbench.catalog.registry import Benchmark, benchmark_metadata, prepare, select
-from tests.helpers import PROJECT_ROOT
-from tests.test_kserve_server import worker_imports
+from tests.helpers import PROJECT_ROOT, worker_imports
 
 MODULES = (triton_binary_response, kserve_json_response, kserve_grpc_response, tfserving_grpc_response,
            tfserving_rest_response, msgpack_response)

@@ -7,8 +7,8 @@ import pytest
 from serialbench.core.errors import UsageError
 from serialbench.results.files import load
 from serialbench.views.roundtrip import roundtrip_tables
+from tests.hand_built import BASE_RUN, ROUND_TRIP_RUN, V2_PATH, benchmark, one_inference
 from tests.helpers import SMALLEST, assert_one_line_usage_error, serialbench
-from tests.test_golden import BASE_RUN, ROUND_TRIP_RUN, V2_PATH, benchmark, one_inference
 
 
 def results(tmp_path, benchmarks, name="run.json"):

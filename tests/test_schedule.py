@@ -27,7 +27,7 @@ class FakeProcess:
         if request["do"] == "prepare":
             self.name = request["name"]
             seconds = SECONDS_PER_OP[self.name]
-            self.loops = request["loops"] or max(1, int(schedule.MIN_TIME / seconds))
+            self.loops = request["loops"] or max(1, int(schedule.LOCKSTEP_MIN_TIME / seconds))
             self.pending.append({"loops": self.loops, "inner_loops": 1, "metadata": {}})
         elif request["do"] == "sample":
             self.pending.append({"seconds": SECONDS_PER_OP[self.name]})
@@ -59,7 +59,7 @@ def rounds(monkeypatch):
 
     def run(count):
         for _ in range(count):
-            schedule.time_round(session, list(SECONDS_PER_OP), schedule.MIN_TIME, random.Random(0), print)
+            schedule.time_round(session, list(SECONDS_PER_OP), schedule.LOCKSTEP_MIN_TIME, random.Random(0), print)
         return session, made
 
     return run

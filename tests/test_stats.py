@@ -162,8 +162,10 @@ def test_the_word_only_renames_too_noisy_rows_so_flags_and_no_change_are_the_sam
 
 
 def test_the_legend_says_when_a_row_is_at_the_threshold():
+    from serialbench.views.verdict_table import legend  # the verdict columns' legend
+
     for paired in (True, False):
-        text = stats.legend(paired)
+        text = legend(paired)
         assert ("at the threshold: none of these, but the whole interval is narrower than the minimum effect "
                 "and holds +minimum effect or -minimum effect") in text
         assert text.index("at the threshold:") < text.index("too noisy to tell: none of these")

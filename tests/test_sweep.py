@@ -19,8 +19,8 @@ from serialbench.measure import overlays, releases
 from serialbench.verdicts.steps import Step, Sweep, SweepRow, merge
 from serialbench.views.sweep_table import format_sweep
 from serialbench.views.verdict_json import sweep_from_json, sweep_json
-from tests.conftest import written_results
-from tests.test_compare import LIBRARY, broken_wheel, make_wheel, run_serialbench
+from tests.helpers import run_serialbench, written_results
+from tests.toys import LIBRARY, broken_wheel, make_wheel
 
 # The toy library's wheels (`toy`) and its sweep (`swept`) are fixtures in tests/conftest.py: the site's
 # tests (tests/test_html.py) draw the same sweep.
@@ -159,7 +159,8 @@ def test_json_keeps_null_for_what_has_no_number():
                    (Step("1.0", "2.0", 1.0, -1.0, math.inf, stats.TOO_NOISY, 2),), ())
     data = json.loads(sweep_json(Sweep(["1.0", "2.0"], [row], 0.02)))
     assert data["benchmarks"][0]["steps"][0] == {"from": "1.0", "to": "2.0", "change": 1.0, "low": None,
-                                                 "high": None, "verdict": "too noisy to tell", "rounds": 2}
+                                                 "high": None, "detectable": None, "verdict": "too noisy to tell",
+                                                 "rounds": 2}
 
 
 def test_a_two_speed_step_is_marked_and_named_never_passed_as_no_step():

@@ -8,8 +8,8 @@ from serialbench.catalog.edge_inputs import EDGE_INPUTS, edge_payload, edges_for
 from serialbench.catalog.fidelity import LOSSLESS, LOSSY, REJECTED, UNCHECKED
 from serialbench.catalog.inputs import make_payload
 from serialbench.catalog.registry import select
-from serialbench.catalog.roundtrip import Row, check, plan
-from tests.helpers import assert_one_line_usage_error, serialbench
+from serialbench.catalog.roundtrip import Trial, check, plan
+from tests.helpers import assert_one_line_usage_error, serialbench, verify_rows
 
 VERDICTS = (LOSSLESS, LOSSY, REJECTED, UNCHECKED)
 
@@ -72,15 +72,6 @@ def verdict_of(cases, label, input_name):
     return check(case, payload, cases)
 
 
-def table_rows(stdout: bytes) -> dict[tuple[str, str], str]:
-    rows = {}
-    for line in stdout.decode().splitlines()[1:]:
-        if line.strip() and not line.startswith("verify: "):
-            label, input_name, verdict = line.split(None, 2)
-            rows[(label, input_name)] = verdict
-    return rows
-
-
 def test_orjson_turns_nan_and_inf_into_null(cases):
     result = verdict_of(cases, "tfserving-rest/orjson", "edge-nan")
     assert result.status == LOSSY
@@ -95,7 +86,7 @@ def test_stdlib_json_keeps_nan_but_is_flagged_as_not_strict_json(cases):
 
 def test_a_raw_png_in_a_json_only_body_is_rejected_and_fails_verify(faulty_dir):
     done = serialbench("verify", "--cases", faulty_dir, "-b", "faulty/raw-json")
-    rows = table_rows(done.stdout)
+    rows = verify_rows(done.stdout)
     assert rows[("faulty/raw-json", "png/1K")] == "rejected: TypeError: Object of type bytes is not JSON serializable"
     assert rows[("faulty/raw-json", "edge-bytes")].startswith("rejected: TypeError")
     assert done.returncode == 1
@@ -116,7 +107,7 @@ def test_kserve_json_refuses_a_raw_png_with_its_reason():
     done = serialbench("verify", "-b", "kserve-json/json/png", "--no-edge")
     if done.returncode == 2:
         pytest.skip("no kserve-json/json case")
-    verdict = table_rows(done.stdout)[("kserve-json/json", "png/1K")]
+    verdict = verify_rows(done.stdout)[("kserve-json/json", "png/1K")]
     assert verdict.startswith("rejected: JSON cannot carry raw bytes")
     assert done.returncode == 0  # an input the case declares unsupported is shown, never timed
 
@@ -135,7 +126,7 @@ def test_triton_binary_join_is_lossless_on_every_edge_input(cases):
 
 def test_exit_status_1_names_every_case_that_is_not_lossless_on_a_timing_input(faulty_dir):
     done = serialbench("verify", "--cases", faulty_dir, "-b", "faulty/*", "--no-edge")
-    rows = table_rows(done.stdout)
+    rows = verify_rows(done.stdout)
     assert rows[("faulty/half", "float32/1K")].startswith("lossy: input: float32 narrowed to float16; values changed (")
     assert rows[("faulty/decode-negated", "float32/1K")].startswith("lossy: input: ")
     assert done.returncode == 1
@@ -146,7 +137,7 @@ def test_exit_status_1_names_every_case_that_is_not_lossless_on_a_timing_input(f
 
 def test_every_default_case_is_lossless_on_the_default_inputs():
     done = serialbench("verify")
-    rows = table_rows(done.stdout)
+    rows = verify_rows(done.stdout)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert done.stdout.decode().splitlines()[-1].startswith("verify: all ")
     assert ("triton-binary/join", "float32/1K") in rows
@@ -159,7 +150,7 @@ def test_every_default_case_is_lossless_on_the_default_inputs():
 def test_no_edge_shows_the_timing_inputs_only_and_tier_picks_the_size():
     done = serialbench("verify", "-b", "triton-binary/join", "--no-edge", "--tier", "10K", "--input", "float64")
     assert done.returncode == 0, done.stderr.decode()
-    assert set(table_rows(done.stdout)) == {("triton-binary/join", "float64/10K")}
+    assert set(verify_rows(done.stdout)) == {("triton-binary/join", "float64/10K")}
 
 
 def test_a_pattern_that_matches_nothing_is_a_one_line_usage_error():
@@ -177,4 +168,4 @@ def test_edge_inputs_apply_by_the_form_of_what_a_case_accepts():
 def test_plan_matches_edge_rows_by_format_impl_and_input(cases):
     join = [c for c in cases if c.label == "triton-binary/join"]
     rows = plan(join, ["float32"], ["1K"], True, ["triton-binary/join/edge-nan*"])
-    assert rows == [Row(join[0], "edge-nan", None), Row(join[0], "edge-nan-bits", None)]
+    assert rows == [Trial(join[0], "edge-nan", None), Trial(join[0], "edge-nan-bits", None)]

@@ -6,7 +6,7 @@ layout is not a value: C or Fortran order, strides and byte order may differ, so
 input decoded into a native array is lossless.
 
 `differences()` is the runner's guard (empty when lossless). Each difference says what changed in
-words a user can act on: `NaN -> null`, `float32 widened to float64`, `-0.0 -> 0.0`. `Verdict` is
+words a user can act on: `NaN -> null`, `float32 widened to float64`, `-0.0 -> 0.0`. `Fidelity` is
 what `verify` prints for one case and input: lossless, lossy, rejected or unchecked.
 """
 
@@ -25,7 +25,7 @@ MAX_CHANGES_NAMED = 3
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Fidelity:
     """What one case does to one input: `lossless`, `lossy: <what changes>`, `rejected: <error>`,
     or `unchecked: <why>` (a case with no reference decoder, such as a baseline that writes nothing)."""
 
@@ -38,13 +38,13 @@ class Verdict:
         return f"{self.status} ({self.detail})" if self.status == LOSSLESS else f"{self.status}: {self.detail}"
 
 
-def verdict(payload: Payload, decoded) -> Verdict:
+def fidelity(payload: Payload, decoded) -> Fidelity:
     problems = differences(payload, decoded)
-    return Verdict(LOSSY, "; ".join(problems)) if problems else Verdict(LOSSLESS)
+    return Fidelity(LOSSY, "; ".join(problems)) if problems else Fidelity(LOSSLESS)
 
 
-def rejected(exc: BaseException) -> Verdict:
-    return Verdict(REJECTED, library_error(exc))
+def rejected(exc: BaseException) -> Fidelity:
+    return Fidelity(REJECTED, library_error(exc))
 
 
 def library_error(exc: BaseException | str, limit: int = 160) -> str:

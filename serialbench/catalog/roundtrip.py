@@ -19,11 +19,11 @@ from serialbench.catalog.fidelity import (
     LOSSY,
     REJECTED,
     UNCHECKED,
-    Verdict,
+    Fidelity,
     as_wire_bytes,
+    fidelity,
     library_error,
     rejected,
-    verdict,
 )
 from serialbench.catalog.inputs import Payload, Tensor
 from serialbench.catalog.payloads import PayloadSource
@@ -32,7 +32,7 @@ from serialbench.core.errors import UsageError
 
 
 @dataclass(frozen=True)
-class Row:
+class Trial:
     """One case on one input: a timing kind at a tier, a payload (its size as the tier), or an edge
     input (tier None)."""
 
@@ -56,42 +56,42 @@ class Row:
 
 @dataclass(frozen=True)
 class Check:
-    row: Row
-    verdict: Verdict
+    trial: Trial
+    fidelity: Fidelity
 
     @property
     def failed(self) -> bool:
-        return self.row.timed and self.verdict.status not in (LOSSLESS, UNCHECKED)
+        return self.trial.timed and self.fidelity.status not in (LOSSLESS, UNCHECKED)
 
 
 # One round trip ----------------------------------------------------------------------------------
 
-def check(case: Case, payload: Payload, cases: Sequence[Case]) -> Verdict:
+def check(case: Case, payload: Payload, cases: Sequence[Case]) -> Fidelity:
     """Encode and decode once; what came back, compared with the payload bit for bit."""
     encoder = case
     if case.decodes:
         try:
             encoder = find_case(cases, case.format, case.source)
         except CaseFailed as exc:
-            return Verdict(UNCHECKED, str(exc))
+            return Fidelity(UNCHECKED, str(exc))
     try:
         wire = _encode(encoder, payload)
     except Exception as exc:  # noqa: BLE001 - a library's refusal is the verdict
         by = f"by {encoder.impl}: " if encoder is not case else ""
-        return Verdict(REJECTED, by + library_error(exc))
+        return Fidelity(REJECTED, by + library_error(exc))
     if case.decodes:
         try:
             decoded = case.setup(wire, payload)()
         except Exception as exc:  # noqa: BLE001
             return rejected(exc)
     elif case.reference_decoder is None:
-        return Verdict(UNCHECKED, "no reference decoder")
+        return Fidelity(UNCHECKED, "no reference decoder")
     else:
         try:
             decoded = case.reference_decoder(wire, payload)
         except Exception as exc:  # noqa: BLE001 - a body its own format's parser cannot read
-            return Verdict(LOSSY, f"the body does not decode ({library_error(exc)})")
-    result = verdict(payload, decoded)
+            return Fidelity(LOSSY, f"the body does not decode ({library_error(exc)})")
+    result = fidelity(payload, decoded)
     return _with_json_findings(result, encoder, payload, wire)
 
 
@@ -104,7 +104,7 @@ def _encode(case: Case, payload: Payload) -> bytes:
 # NaN -> null look lossless. The body says what happened: nulls that a finite twin of the input
 # does not produce are values the encoder dropped.
 
-def _with_json_findings(result: Verdict, case: Case, payload: Payload, wire: bytes) -> Verdict:
+def _with_json_findings(result: Fidelity, case: Case, payload: Payload, wire: bytes) -> Fidelity:
     non_finite = _non_finite(payload)
     nulls = _json_nulls(wire) if non_finite else None
     if nulls is None:
@@ -112,9 +112,9 @@ def _with_json_findings(result: Verdict, case: Case, payload: Payload, wire: byt
     dropped = nulls - (_json_nulls(_finite_twin_wire(case, payload)) or 0)
     if dropped > 0:
         total = sum(t.value.size for t in payload.tensors if isinstance(t.value, np.ndarray))
-        return Verdict(LOSSY, f"{non_finite} -> null ({dropped} of {total} values)")
+        return Fidelity(LOSSY, f"{non_finite} -> null ({dropped} of {total} values)")
     if result.status == LOSSLESS and not _strict_json(wire):
-        return Verdict(LOSSLESS, "writes NaN/Infinity: not strict JSON, which strict parsers refuse")
+        return Fidelity(LOSSLESS, "writes NaN/Infinity: not strict JSON, which strict parsers refuse")
     return result
 
 
@@ -171,7 +171,7 @@ def _strict_json(wire: bytes) -> bool:
 # Selection and the table -------------------------------------------------------------------------
 
 def plan(cases: Sequence[Case], kinds: Sequence[str], tiers: Sequence[str], edges: bool,
-         patterns: Sequence[str], payloads: Sequence[PayloadSource] = ()) -> list[Row]:
+         patterns: Sequence[str], payloads: Sequence[PayloadSource] = ()) -> list[Trial]:
     """The rows in table order, case by case: timing kinds, unsupported kinds, payloads (carried or
     refused), edge inputs."""
     rows = []
@@ -179,18 +179,18 @@ def plan(cases: Sequence[Case], kinds: Sequence[str], tiers: Sequence[str], edge
         unsupported = case.unsupported
         for kind in kinds:
             if kind in case.inputs:
-                rows.extend(Row(case, kind, tier) for tier in tiers)
+                rows.extend(Trial(case, kind, tier) for tier in tiers)
             elif kind in unsupported:
-                rows.extend(Row(case, kind, tier, declared=False) for tier in tiers)
+                rows.extend(Trial(case, kind, tier, declared=False) for tier in tiers)
         for source in payloads:
             refusal = payload_refusal(case, source, cases)
             if refusal is None:
-                rows.append(Row(case, source.word, source.tier, payload=source))
+                rows.append(Trial(case, source.word, source.tier, payload=source))
             elif refusal:
-                rows.append(Row(case, source.word, source.tier, declared=False, payload=source, refusal=refusal))
+                rows.append(Trial(case, source.word, source.tier, declared=False, payload=source, refusal=refusal))
         if edges:
-            rows.extend(Row(case, edge, None) for edge in edges_for(case.inputs))
-            rows.extend(Row(case, edge, None, declared=False)
+            rows.extend(Trial(case, edge, None) for edge in edges_for(case.inputs))
+            rows.extend(Trial(case, edge, None, declared=False)
                         for edge in edges_for(tuple(unsupported)) if edge not in edges_for(case.inputs))
     if not patterns:
         return rows
@@ -201,7 +201,7 @@ def plan(cases: Sequence[Case], kinds: Sequence[str], tiers: Sequence[str], edge
     return [row for row in rows if any(_row_matches(row, p) for p in patterns)]
 
 
-def _row_matches(row: Row, pattern: str) -> bool:
+def _row_matches(row: Trial, pattern: str) -> bool:
     if row.tier is None:  # an edge input has no tier: match FORMAT/IMPL/INPUT, whatever the pattern's tier
         return name_matches(row.name, "/".join(pattern.split("/")[:3]))
     return name_matches(row.name, pattern)

@@ -19,24 +19,23 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
 from serialbench.catalog.discovery import discover
 from serialbench.catalog.inputs import INPUT_KINDS, TIERS
 from serialbench.catalog.payloads import parse_payloads
 from serialbench.catalog.registry import all_benchmarks, case_dirs, name_matches
 from serialbench.commands import options
+from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import (
+    add_cases_argument,
     add_index_arguments,
     add_payload_argument,
     add_session_arguments,
     add_with_argument,
     budget_from,
     interrupt_on_sigterm,
-    new_output,
     payload_arguments,
 )
-from serialbench.commands.options import parser as make_parser
 from serialbench.core import stats
 from serialbench.core.errors import UsageError
 from serialbench.measure import releases
@@ -52,9 +51,11 @@ from serialbench.views.verdict_json import bisect_json
 RETRIES = 2  # a too-noisy session is taken again with 2x, then 4x the rounds
 
 
-def make_cli():
-    cli = make_parser("bisect", "Find the first release of a library after GOOD whose cost of one benchmark "
-                                "differs from GOOD's, by paired sessions between the releases the index has.")
+DESCRIPTION = ("Find the first release of a library after GOOD whose cost of one benchmark differs from GOOD's, by "
+               "paired sessions between the releases the index has.")
+
+
+def arguments(cli: Parser) -> None:
     cli.add_argument("name", metavar="NAME", help="the package (e.g. tritonclient)")
     cli.add_argument("good", metavar="GOOD", help="a release with the old cost (e.g. 2.40.0)")
     cli.add_argument("bad", metavar="BAD", help="a later release with the new cost (e.g. 2.50.0)")
@@ -62,8 +63,7 @@ def make_cli():
                      help="the benchmark, FORMAT/IMPL/INPUT/TIER (e.g. triton-binary/tritonclient/int32x3/1M)")
     cli.add_argument("--direction", choices=sorted(WANTED), default="changed",
                      help="the change to look for (default: changed, slower or faster)")
-    cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR",
-                     help="also load case modules from DIR (repeatable)")
+    add_cases_argument(cli)
     add_payload_argument(cli)
     add_with_argument(cli, "every release (e.g. a dependency at one version)")
     add_index_arguments(cli)
@@ -71,12 +71,7 @@ def make_cli():
                                "not searched when it runs out is named")
     cli.add_argument("--max-sessions", type=int, metavar="N",
                      help="at most N sessions (retries included); what is not searched then is named")
-    cli.add_argument("--json", metavar="FILE", help="also write the steps and every session as JSON")
-    return cli
-
-
-def say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    cli.add_json("the steps and every session")
 
 
 def one_benchmark(case_dir_args: list[str], pattern: str, payloads: list[str] = ()) -> str:
@@ -95,8 +90,8 @@ class Bisection:
     """The search's sessions: the releases, the sides made so far (an overlay each), the sessions taken,
     and the budget (sessions, minutes) they spend."""
 
-    def __init__(self, args, tree: Side, versions: list[str], benchmark: str):
-        self.args, self.tree, self.benchmark = args, tree, benchmark
+    def __init__(self, args, tree: Side, versions: list[str], benchmark: str, out: Output | None = None):
+        self.args, self.tree, self.benchmark, self.out = args, tree, benchmark, out or Output()
         self.versions = versions
         self.sides: dict[str, Side | None] = {}  # version -> its side, None when it cannot run the benchmark
         self.sessions: list[dict] = []
@@ -108,15 +103,16 @@ class Bisection:
     def side(self, version: str) -> Side | None:
         if version not in self.sides:
             spec = f"{self.args.name}=={version}"
-            made, _ = sides_with_overlays(self.tree, [version], [[spec, *self.args.with_specs]], say)
+            made, _ = sides_with_overlays(self.tree, [version], [[spec, *self.args.with_specs]], self.out.say)
             _, _, kind, tier = self.benchmark.split("/")
             # A payload's benchmark needs no --input nor --tier: the side carries the payload.
             filters = ["-b", self.benchmark, *(("--input", kind, "--tier", tier) if kind in INPUT_KINDS else ())]
-            checked = check_sides(made, filters, say) if made else []
+            checked = check_sides(made, filters, self.out.say) if made else []
             ok = bool(checked) and self.benchmark in checked[0].runnable
             self.sides[version] = checked[0].side if ok else None
             if checked and not ok:
-                say(f"{version}: cannot run {self.benchmark}" + (f" ({checked[0].why})" if checked[0].why else ""))
+                self.out.say(f"{version}: cannot run {self.benchmark}"
+                             + (f" ({checked[0].why})" if checked[0].why else ""))
         return self.sides[version]
 
     def out_of_budget(self) -> str | None:
@@ -136,7 +132,7 @@ class Bisection:
             left = None if self.max_seconds is None else max(self.max_seconds - (time.monotonic() - self.started), 1.0)
             scaled = Budget(tuple(n * 2 ** attempt for n in budget.looks), left, budget.min_time)
             judges = StepJudges(versions, [self.benchmark], scaled.looks, options.min_effect(self.args))
-            session = run_session(sides, [self.benchmark], scaled, judges.look, say)
+            session = run_session(sides, [self.benchmark], scaled, judges.look, self.out.say)
             rows = sweep_rows([(session, judges)], judges.min_effect)
             if session.interrupted:
                 self.interrupted = True
@@ -147,14 +143,14 @@ class Bisection:
             record = {"sides": versions, "rounds": session.rounds, "minutes": round(session.seconds / 60, 2),
                       "steps": steps}
             self.sessions.append(record)
-            print(f"session {len(self.sessions)} ({session.rounds} rounds, {session.seconds / 60:.1f} min): "
-                  + "; ".join(step_text(s) for s in steps[:len(versions) - 1]), flush=True)
+            self.out.print(f"session {len(self.sessions)} ({session.rounds} rounds, {session.seconds / 60:.1f} min): "
+                           + "; ".join(step_text(s) for s in steps[:len(versions) - 1]))
             if self.interrupted:
                 return None
             if not any(s.verdict == stats.TOO_NOISY for s in steps[:len(versions) - 1]) or self.out_of_budget():
                 return steps
             if attempt < RETRIES:
-                say(f"too noisy to tell: the session again with {2 ** (attempt + 1)}x the rounds")
+                self.out.say(f"too noisy to tell: the session again with {2 ** (attempt + 1)}x the rounds")
         return steps
 
     def run(self) -> Result:
@@ -166,28 +162,24 @@ class Bisection:
         return search.run()
 
 
-def run(argv: list[str]) -> int:
-    args = make_cli().parse_args(argv)
-    new_output(args.json, "--json")
+def run(args, out: Output) -> int:
     budget_from(args)  # bad session options fail now, not after the first install
     if args.max_sessions is not None and args.max_sessions < 1:
         raise UsageError(f"--max-sessions {args.max_sessions}: give at least 1")
     benchmark = one_benchmark(args.case_dirs, args.benchmark, args.payloads)
     releases.use_index(args.index_url, args.find_links)
     versions = releases.between(args.name, args.good, args.bad, sys.executable)
-    say(f"{len(versions)} releases of {args.name} from {args.good} to {args.bad}: {', '.join(versions)}")
+    out.say(f"{len(versions)} releases of {args.name} from {args.good} to {args.bad}: {', '.join(versions)}")
     interrupt_on_sigterm()
     with work_tree(args.case_dirs) as tree:
         search = Bisection(args, replace(tree, label="work tree", payloads=payload_arguments(args.payloads)), versions,
-                           benchmark)
+                           benchmark, out)
         result = search.run()
     minutes = (time.monotonic() - search.started) / 60
     took = f"{len(search.sessions)} sessions in {minutes:.1f} min"
     for line in answer_lines(benchmark, result, args.good, args.bad, args.direction, took):
-        print(line)
-    if args.json:
-        Path(args.json).write_text(bisect_json(benchmark, args.good, args.bad, result, search.sessions))
-        say(f"JSON: {args.json}")
+        out.print(line)
+    out.write("json", lambda: bisect_json(benchmark, args.good, args.bad, result, search.sessions))
     if search.interrupted:
         return 130
     return 0 if result.complete else 1

@@ -17,35 +17,25 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 from serialbench.catalog.registry import select
-from serialbench.commands.options import parser as make_parser
+from serialbench.commands.contract import Output, Parser
 from serialbench.core.errors import UsageError
-from serialbench.core.formatting import format_duration, last_line
-from serialbench.core.tables import text_table
+from serialbench.core.formatting import last_line
+from serialbench.views.budget_table import Timed, report
 
+DESCRIPTION = "Measure the wall time of serialbench's own commands on this machine."
 TARGETS = {"suite": 600.0, "format": 120.0}  # seconds, issue 6
 DEFAULT_FORMAT = "triton-binary"
 STEPS = ("suite", "format", "compare")
-
-
-@dataclass(frozen=True)
-class Timed:
-    what: str
-    benchmarks: int
-    seconds: float
-    target: float | None
-    estimated: bool = False
-    status: int = 0
 
 
 def serialbench_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "serialbench", *args]
 
 
-def timed(command: list[str], log, cwd: Path, what: str) -> tuple[float, int, str]:
+def timed(command: list[str], log, cwd: Path, what: str, say) -> tuple[float, int, str]:
     """Run a command in `cwd` (its result files stay there), its output to the log; its progress
     lines (`[k/N] NAME`, compare's `round N: ...`) are echoed, so that minutes do not pass silently."""
     started = time.monotonic()
@@ -55,47 +45,36 @@ def timed(command: list[str], log, cwd: Path, what: str) -> tuple[float, int, st
             log.write(line)
             tail = [*tail[-19:], line]
             if line.startswith(("[", "round ")):
-                print(f"  {what}: {line.rstrip()}", file=sys.stderr, flush=True)
+                say(f"  {what}: {line.rstrip()}")
     return time.monotonic() - started, process.returncode, "".join(tail)
 
 
-def run_fast(names_or_patterns: list[str], output: Path, log, what: str) -> tuple[float, int]:
+def run_fast(names_or_patterns: list[str], output: Path, log, what: str, say) -> tuple[float, int]:
     filters = [arg for pattern in names_or_patterns for arg in ("-b", pattern)]
     seconds, status, output_tail = timed(serialbench_command("--fast", "--no-summary", *filters, "-o", str(output)),
-                                         log, output.parent, what)
+                                         log, output.parent, what, say)
     if status not in (0, 1):  # 1: some benchmark failed, the others were timed
         raise UsageError(f"the --fast run failed: {last_line(output_tail) or status}")
     return seconds, status
 
 
-def run_compare(pattern: str, log, scratch: Path) -> tuple[float, int]:
+def run_compare(pattern: str, log, scratch: Path, say) -> tuple[float, int]:
     """An A/A compare of this serialbench against itself (two sides on this interpreter): what a
     round costs does not depend on what differs, and it needs no git checkout."""
     command = serialbench_command("compare", "--base-python", sys.executable, "--head-python", sys.executable,
                                   "-b", pattern)
-    seconds, status, _ = timed(command, log, scratch, "compare")
+    seconds, status, _ = timed(command, log, scratch, "compare", say)
     return seconds, status
 
 
-def report(rows: list[Timed]) -> str:
-    header = ("what", "benchmarks", "wall time", "per benchmark", "target", "")
-    lines = []
-    for row in rows:
-        verdict = "" if row.target is None else ("within" if row.seconds <= row.target else "OVER")
-        lines.append((row.what, str(row.benchmarks),
-                      ("~" if row.estimated else "") + format_duration(row.seconds),
-                      f"{row.seconds / max(row.benchmarks, 1):.2f} s",
-                      "-" if row.target is None else f"< {format_duration(row.target)}", verdict))
-    return "\n".join(text_table([header, *lines], left=(0, 5)))
-
-
-def run(argv: list[str]) -> int:
-    cli = make_parser("budget", "Measure the wall time of serialbench's own commands on this machine.")
+def arguments(cli: Parser) -> None:
     cli.add_argument("--format", default=DEFAULT_FORMAT, help=f"the one format to time (default {DEFAULT_FORMAT})")
     cli.add_argument("--skip", default="", metavar="STEP[,STEP]", help=f"leave out steps: {', '.join(STEPS)}")
     cli.add_argument("--estimate", type=int, default=0, metavar="N",
                      help="time N benchmarks spread over the suite and extrapolate, instead of the whole suite")
-    args = cli.parse_args(argv)
+
+
+def run(args, out: Output) -> int:
     skip = {word.strip() for word in args.skip.split(",") if word.strip()}
     if skip - set(STEPS):
         raise UsageError(f"--skip {args.skip!r}: accepted steps are {', '.join(STEPS)}")
@@ -113,26 +92,26 @@ def run(argv: list[str]) -> int:
             if args.estimate:
                 step = max(len(names) // args.estimate, 1)
                 sample = names[::step][: args.estimate]
-                seconds, status = run_fast(sample, Path(tmp) / "sample.json", log, "suite sample")
+                seconds, status = run_fast(sample, Path(tmp) / "sample.json", log, "suite sample", out.say)
                 ran = len(select(patterns=sample, floor=True)[0])  # the sample and the floor it adds
                 rows.append(Timed(f"whole suite --fast (from {ran})", len(names),
                                   seconds * len(names) / ran, TARGETS["suite"], True, status))
             else:
-                seconds, status = run_fast([], Path(tmp) / "suite.json", log, "suite")
+                seconds, status = run_fast([], Path(tmp) / "suite.json", log, "suite", out.say)
                 rows.append(Timed("whole suite --fast", len(names), seconds, TARGETS["suite"], status=status))
-            print(f"timed: {rows[-1].what}", file=sys.stderr, flush=True)
+            out.say(f"timed: {rows[-1].what}")
         if "format" not in skip:
-            seconds, status = run_fast([f"{fmt}/*"], Path(tmp) / "format.json", log, fmt)
+            seconds, status = run_fast([f"{fmt}/*"], Path(tmp) / "format.json", log, fmt, out.say)
             ran = len(select(patterns=[f"{fmt}/*"], floor=True)[0])  # the format and the floor it adds
             rows.append(Timed(f"{fmt} --fast", ran, seconds, TARGETS["format"], status=status))
-            print(f"timed: {rows[-1].what}", file=sys.stderr, flush=True)
+            out.say(f"timed: {rows[-1].what}")
         if "compare" not in skip:
-            seconds, status = run_compare(f"{fmt}/*", log, Path(tmp))
+            seconds, status = run_compare(f"{fmt}/*", log, Path(tmp), out.say)
             rows.append(Timed(f"compare (A/A) -b '{fmt}/*'", per_format[fmt], seconds, None, status=status))
-    print(report(rows))
-    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs; "
+    out.print(report(rows))
+    out.print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs; "
           f"{len(names)} benchmarks in the default run")
     failed = [row.what for row in rows if row.status]
     if failed:
-        print(f"some benchmarks failed in: {', '.join(failed)} (their time is included)")
+        out.print(f"some benchmarks failed in: {', '.join(failed)} (their time is included)")
     return 0

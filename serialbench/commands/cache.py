@@ -1,24 +1,26 @@
 """`python -m serialbench cache list|prune`: the library overlays that --with, compare's --*-with, sweep
 and bisect installed (measure/overlays.py), kept in the user's cache directory so that the next
-call installs nothing. `list` shows each with its size, specs and last use; `prune` removes those
-unused for --keep-days, or the least recently used until the cache fits --max-size.
+call installs nothing. `list` shows each with its size, specs and last use (views/cache_table.py);
+`prune` removes those unused for --keep-days, or the least recently used until the cache fits
+--max-size.
 """
 
 from __future__ import annotations
 
-import time
+import argparse
 
-from serialbench.commands.options import parser as make_parser
+from serialbench.commands.contract import Output, Parser
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_bytes
-from serialbench.core.tables import text_table
 from serialbench.measure import overlays
+from serialbench.views.cache_table import describe, listing
+
+DESCRIPTION = ("List or prune the library overlays installed for --with, compare's --*-with, sweep and bisect "
+               f"(in {overlays.cache_root()}).")
 
 
-def make_cli():
-    cli = make_parser("cache", "List or prune the library overlays installed for --with, compare's --*-with, "
-                               f"sweep and bisect (in {overlays.cache_root()}).")
-    actions = cli.add_subparsers(dest="action", metavar="ACTION")
+def arguments(cli: Parser) -> None:
+    actions = cli.add_subparsers(dest="action", metavar="ACTION", parser_class=argparse.ArgumentParser)
     actions.add_parser("list", help="each overlay: size, specs, interpreter, last use")
     prune = actions.add_parser("prune", help="remove overlays: unused for --keep-days, or beyond --max-size")
     prune.add_argument("--keep-days", type=float, metavar="N", help="remove overlays not used in the last N days")
@@ -28,16 +30,14 @@ def make_cli():
     prune.add_argument("--dry-run", action="store_true", help="say what would be removed, remove nothing")
     for sub in (actions.choices["list"], prune):
         sub.error = cli.error  # one line and exit status 2, as every command's errors
-    return cli
 
 
-def run(argv: list[str]) -> int:
-    args = make_cli().parse_args(argv)
+def run(args, out: Output) -> int:
     if args.action is None:
         raise UsageError("give an action: 'cache list' or 'cache prune --keep-days N | --max-size MB | --all'")
     cached = overlays.cached_overlays()
     if args.action == "list":
-        print(listing(cached))
+        out.print(listing(cached))
         return 0
     if args.keep_days is None and args.max_size is None and not args.all:
         raise UsageError("cache prune: give --keep-days N, --max-size MB or --all")
@@ -48,37 +48,9 @@ def run(argv: list[str]) -> int:
     for item in doomed:
         if not args.dry_run:
             overlays.remove(item)
-        print(f"{'would remove' if args.dry_run else 'removed'} {item.directory.name}: {describe(item)}, "
-              f"{format_bytes(item.size)}")
+        out.print(f"{'would remove' if args.dry_run else 'removed'} {item.directory.name}: {describe(item)}, "
+                  f"{format_bytes(item.size)}")
     kept = sum(item.size for item in cached if item not in doomed)
-    print(f"{len(doomed)} of {len(cached)} overlays {'to remove' if args.dry_run else 'removed'} "
-          f"({format_bytes(sum(item.size for item in doomed))}); {format_bytes(kept)} kept")
+    out.print(f"{len(doomed)} of {len(cached)} overlays {'to remove' if args.dry_run else 'removed'} "
+              f"({format_bytes(sum(item.size for item in doomed))}); {format_bytes(kept)} kept")
     return 0
-
-
-def describe(item: overlays.Cached) -> str:
-    if not item.complete:
-        return "an install cut short (no manifest)"
-    return ", ".join(item.installed) or " ".join(item.specs)
-
-
-def listing(cached: list[overlays.Cached], now: float | None = None) -> str:
-    now = time.time() if now is None else now
-    if not cached:
-        return f"no overlays in {overlays.cache_root()}"
-    rows = [("overlay", "size", "last used", "python", "installed", "specs")]
-    for item in reversed(cached):  # most recently used first
-        rows.append((item.directory.name, format_bytes(item.size), age(now - item.last_used), item.python,
-                     describe(item), " ".join(item.specs)))
-    total = sum(item.size for item in cached)
-    return "\n".join([*text_table(rows, left=(0, 3, 4, 5)), "",
-                      f"{len(cached)} overlays, {format_bytes(total)}, in {overlays.cache_root()}; "
-                      "'cache prune --keep-days N' or '--max-size MB' removes the least recently used"])
-
-
-def age(seconds: float) -> str:
-    if seconds < 3600:
-        return f"{max(seconds, 0) / 60:.0f} min ago"
-    if seconds < 2 * 86400:
-        return f"{seconds / 3600:.0f} h ago"
-    return f"{seconds / 86400:.0f} days ago"

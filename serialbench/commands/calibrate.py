@@ -13,9 +13,7 @@ have found work that never happened.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,19 +21,19 @@ from pathlib import Path
 from serialbench.catalog.discovery import BUILTIN_CASES_DIR, discover
 from serialbench.catalog.inputs import tier_order
 from serialbench.commands import options
+from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import add_session_arguments, budget_from, filter_args, interrupt_on_sigterm
-from serialbench.commands.options import parser as make_parser
-from serialbench.core import stats
 from serialbench.core.errors import UsageError
-from serialbench.core.formatting import format_change
 from serialbench.core.parsing import parse_percent
-from serialbench.core.tables import text_table
 from serialbench.measure import slowdown as slowdown_module
 from serialbench.measure.schedule import Session, run_session
 from serialbench.measure.side_setup import list_benchmarks
 from serialbench.measure.sides import Side
 from serialbench.measure.worktrees import work_tree
-from serialbench.verdicts.paired import PairedComparison, Row
+from serialbench.verdicts.paired import Compared, PairedComparison
+from serialbench.views import calibrate_table
+
+DESCRIPTION = "A/A and injected-slowdown self-check of 'compare' on this machine."
 
 SELECTION_SIZE = 20  # spread evenly over the four tiers
 SLOWDOWNS = "5"  # "5,2" adds a variant: a third more time
@@ -97,74 +95,14 @@ def parse_slowdowns(text: str) -> list[float]:
     return slowdowns
 
 
-def injection_failed(row: Row, slowdown: float, landed: float | None) -> str | None:
-    """Why a slowed-down variant's work did not land, or None. Far means under half or over twice
-    the slowdown: the session's interval lies wholly that far from it, or the work's own check in a
-    plain loop (`landed`, measure/slowdown.py) was that far and the session's interval does not lie
-    wholly within the near range (where the session saw the work land, the session wins). Such a
-    row says nothing of the verdicts: not a detection miss."""
-    v = row.verdict
-    low, high = slowdown / slowdown_module.FAR, slowdown * slowdown_module.FAR
-    bounded = v.low > -1 and math.isfinite(v.high)
-    if bounded and (v.high < low or v.low > high):
-        return f"measured {format_change(v.change)} [{format_change(v.low)}, {format_change(v.high)}] in the session"
-    seen = bounded and low <= v.low and v.high <= high
-    if landed is not None and slowdown_module.landed_far(landed, slowdown) and not seen:
-        return f"injected {format_change(landed)} in a plain loop"
-    return None
-
-
-def summarise(a_a: list[Row], a_b: list[list[Row]], slowdowns: list[float], min_effect: float,
+def summarise(a_a: list[Compared], a_b: list[list[Compared]], slowdowns: list[float], min_effect: float,
               landed: list[dict[str, float]] | None = None) -> list[str]:
-    """The table and the counts. landed: per slowdown, what its injected work added in a plain loop
-    by benchmark (unprefixed names); a variant whose work did not land is counted apart, neither a
-    miss nor a detection."""
-    landed = landed or [{} for _ in slowdowns]
-    header = ["benchmark", "rounds", "A/A change", "A/A verdict"]
-    for slowdown in slowdowns:
-        header += [f"+{slowdown * 100:g}% injected", f"+{slowdown * 100:g}% measured", f"+{slowdown * 100:g}% verdict"]
-    rows = []
-    for index, row in enumerate(a_a):
-        name = row.name.removeprefix(FORMAT_PREFIX)
-        rounds = "/".join(str(r.verdict.rounds) for r in [row, *(rows_b[index] for rows_b in a_b)])
-        cells = [name, rounds, format_change(row.verdict.change), row.verdict.word]
-        for slowdown, rows_b, figures in zip(slowdowns, a_b, landed):
-            b = rows_b[index]
-            failed = injection_failed(b, slowdown, figures.get(name))
-            cells += [format_change(figures[name]) if name in figures else "-", format_change(b.verdict.change),
-                      b.verdict.word + (" (injection failed)" if failed else "")]
-        rows.append(cells)
-    lines = text_table([header, *rows], left=[i for i in range(len(header)) if i != 1])
-    lines.append("")
-    flagged = sum(row.verdict.word in (stats.SLOWER, stats.FASTER) for row in a_a)
-    confirmed = sum(row.verdict.word == stats.NO_CHANGE for row in a_a)
-    size = len(a_a)
-    lines.append(f"A/A: {flagged} of {size} flagged as changed (false positives; "
-                 f"target: at most {max(1, size // 20)}), "
-                 f"{confirmed} of {size} confirmed 'no change' (target: at least {math.ceil(0.8 * size)})")
-    for slowdown, rows_b, figures in zip(slowdowns, a_b, landed):
-        failures = {row.name.removeprefix(FORMAT_PREFIX): why for row in rows_b
-                    if (why := injection_failed(row, slowdown, figures.get(row.name.removeprefix(FORMAT_PREFIX))))}
-        counted = [row for row in rows_b if row.name.removeprefix(FORMAT_PREFIX) not in failures]
-        detected = sum(row.verdict.word == stats.SLOWER for row in counted)
-        wrong = sum(row.verdict.word == stats.FASTER for row in counted)
-        measured = sorted(row.verdict.change for row in rows_b)
-        median = measured[len(measured) // 2] if measured else math.nan
-        # Issue 12's targets (1, 16 and 19 of 20) scaled; a slowdown under twice the minimum effect
-        # is called "slower" only when its estimate clears the minimum effect: no target there.
-        target = (f"target: at least {math.ceil(0.95 * len(counted))}" if slowdown >= 2 * min_effect
-                  else "no target under twice the minimum effect")
-        lines.append(f"+{slowdown * 100:g}%: {detected} of {len(counted)} detected as slower"
-                     + (f", {wrong} called faster" if wrong else "")
-                     + f" (median measured change {format_change(median)}; {target})"
-                     + (f"; {len(failures)} injection {'failure' if len(failures) == 1 else 'failures'}, not "
-                        "counted: " + "; ".join(f"{name}: {why}" for name, why in failures.items())
-                        if failures else "; every injection landed"))
-    return lines
+    """The table and the counts (views/calibrate_table.py) of this command's variants, named without
+    their prefix. landed: per slowdown, what its injected work added in a plain loop by benchmark."""
+    return calibrate_table.summarise(a_a, a_b, slowdowns, min_effect, landed, FORMAT_PREFIX)
 
 
-def run(argv: list[str]) -> int:
-    cli = make_parser("calibrate", "A/A and injected-slowdown self-check of 'compare' on this machine.")
+def arguments(cli: Parser) -> None:
     cli.add_argument("-b", "--benchmark", dest="patterns", action="append", default=[], metavar="GLOB",
                      help=f"benchmarks to calibrate on (default: {SELECTION_SIZE} spread over the four tiers)")
     cli.add_argument("--tier", metavar="T[,T]", help="tiers (default: all four)")
@@ -174,14 +112,16 @@ def run(argv: list[str]) -> int:
     cli.add_argument("--slowdown", default=SLOWDOWNS, metavar="PCT[,PCT]",
                      help=f"injected slowdowns in percent (default {SLOWDOWNS})")
     add_session_arguments(cli)
-    args = cli.parse_args(argv)
+    cli.add_json("the table and the counts")
+    cli.add_markdown("the table and the counts")
+
+
+def run(args, out: Output) -> int:
     budget = budget_from(args)
     min_effect = options.min_effect(args)
     slowdowns = parse_slowdowns(args.slowdown)
     interrupt_on_sigterm()
-
-    def say(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+    say = out.say
 
     load_before = os.getloadavg()
     started = time.monotonic()
@@ -209,11 +149,15 @@ def run(argv: list[str]) -> int:
     minutes = (time.monotonic() - started) / 60
     rows = [judge.rows(session) for judge in judges]
     for line in summarise(rows[0], rows[1:], slowdowns, min_effect, landed):
-        print(line)
+        out.print(line)
     load_after = os.getloadavg()
-    print(f"{len(names)} benchmarks x {len(sides)} variants, {session.rounds} rounds at most, in {minutes:.1f} min; "
-          f"minimum effect {min_effect * 100:g}%; load average {load_before[0]:.1f} before, "
-          f"{load_after[0]:.1f} after, on {os.cpu_count()} CPUs")
+    closing = (f"{len(names)} benchmarks x {len(sides)} variants, {session.rounds} rounds at most, in "
+               f"{minutes:.1f} min; minimum effect {min_effect * 100:g}%; load average {load_before[0]:.1f} before, "
+               f"{load_after[0]:.1f} after, on {os.cpu_count()} CPUs")
+    out.print(closing)
+    table = calibrate_table.calibrated(rows[0], rows[1:], slowdowns, landed, FORMAT_PREFIX)
+    out.write("json", lambda: calibrate_table.calibrate_json(table, slowdowns, min_effect, closing))
+    out.write("markdown", lambda: calibrate_table.markdown(table, slowdowns, min_effect, closing))
     if session.failed:
-        print(f"{len(session.failed)} benchmarks failed: " + "; ".join(session.failed))
+        out.print(f"{len(session.failed)} benchmarks failed: " + "; ".join(session.failed))
     return 0

@@ -7,26 +7,26 @@ that lacks it; `list` names those on stderr, so that stdout stays the selection 
 
 from __future__ import annotations
 
-import sys
-
 from serialbench.catalog.registry import name_matches, select
-from serialbench.commands.options import add_filter_arguments, parser
+from serialbench.commands.contract import Output, Parser
+from serialbench.commands.options import add_filter_arguments
+
+DESCRIPTION = ("Print the selected benchmark names in run order. A run also times baseline/tobytes (the memcpy "
+               "floor) for every selected input it covers and tier; those it adds are named on stderr.")
 
 
-def run(argv: list[str]) -> int:
-    cli = parser("list", "Print the selected benchmark names in run order. A run also times baseline/tobytes "
-                         "(the memcpy floor) for every selected input it covers and tier; those it adds are named on "
-                         "stderr.")
+def arguments(cli: Parser) -> None:
     add_filter_arguments(cli)
-    args = cli.parse_args(argv)
-    warn = lambda message: print(message, file=sys.stderr)  # noqa: E731
-    benchmarks, _ = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True,
+
+
+def run(args, out: Output) -> int:
+    benchmarks, _ = select(args.case_dirs, args.patterns, args.tier, args.input, out.say, floor=True,
                            payloads=args.payloads)
     added = [b.name for b in benchmarks if args.patterns and not any(name_matches(b.name, p) for p in args.patterns)]
     for bench in benchmarks:
         if bench.name not in added:
-            print(bench.name)
+            out.print(bench.name)
     if added:
-        warn(f"a run also times the memcpy floor of the selected inputs and tiers ({len(added)} more): "
-             + ", ".join(added))
+        out.say(f"a run also times the memcpy floor of the selected inputs and tiers ({len(added)} more): "
+                + ", ".join(added))
     return 0

@@ -3,14 +3,16 @@
 pyperf's memory modes replace timings, so memory is measured here (measure/memory.py), for the
 benchmarks of a result file, and written beside it as RESULTS.memory.json, which `report` reads:
 B/op and allocs/op (memray, native allocations included), peak and retained (tracemalloc). Each
-FORMAT/IMPL runs in a fresh interpreter (`python -m serialbench memory --worker ...`) so that one
-case's imports and caches do not count against another's. When done, it prints the figures as
-`go test -benchmem` does, one line per benchmark beside its median time.
+FORMAT/IMPL runs in a fresh interpreter (the hidden `worker memory`, commands/workers.py) so that
+one case's imports and caches do not count against another's. When done, it prints the figures as
+`go test -benchmem` does, one line per benchmark beside its median time (views/benchmem.py).
+
+The companion file is never overwritten: when it exists, its figures are shown (and written to
+--json and --markdown) without measuring again; remove it to measure again.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -18,82 +20,93 @@ import sys
 
 from serialbench.catalog.discovery import source_root
 from serialbench.catalog.payloads import parse_payload
-from serialbench.commands.options import parser, payload_arguments
+from serialbench.commands import workers
+from serialbench.commands.contract import Output, Parser
+from serialbench.commands.options import add_filter_arguments, payload_arguments
 from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
 from serialbench.measure import allocations
-from serialbench.measure.memory import DEFAULT_CALLS, worker
+from serialbench.measure.memory import DEFAULT_CALLS
 from serialbench.results.files import MEMORY_FORMAT, load, memory_path_for
 from serialbench.results.selection import select_results
-from serialbench.views.benchmem import benchmem
+from serialbench.views.benchmem import benchmem, benchmem_json, benchmem_markdown
 
+DESCRIPTION = ("Measure allocations (B/op, allocs/op) and memory per op for the benchmarks of a result file; "
+               "write RESULTS.memory.json beside it for 'report'.")
 WORKER_TIMEOUT_S = 900
 
 
-def run(argv: list[str]) -> int:
-    cli = parser("memory", "Measure allocations (B/op, allocs/op) and memory per op for the benchmarks of a "
-                           "result file; write RESULTS.memory.json beside it for 'report'.")
-    cli.add_argument("results", nargs="?", metavar="RESULTS.json", help="result file whose benchmarks to measure")
-    cli.add_argument("-b", "--benchmark", dest="patterns", action="append", default=[], metavar="GLOB",
-                     help="only benchmarks whose FORMAT/IMPL/INPUT/TIER name matches (repeatable)")
-    cli.add_argument("--tier", metavar="T[,T]", help="only these tiers")
-    cli.add_argument("--input", metavar="I[,I]", help="only these input kinds")
-    cli.add_argument("--payload", dest="payloads", action="append", default=[], metavar="SPEC|FILE|DIR",
-                     help="only this payload's benchmarks (repeatable); without it, a payload's benchmarks are "
-                          "rebuilt from the spec or file its result file records")
-    cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR",
-                     help="also load case modules from DIR (as the timing run did)")
+def arguments(cli: Parser) -> None:
+    cli.add_argument("results", metavar="RESULTS.json", help="result file whose benchmarks to measure")
+    add_filter_arguments(cli)
     cli.add_argument("--calls", type=int, default=DEFAULT_CALLS, metavar="N",
                      help=f"traced calls per benchmark (default {DEFAULT_CALLS}; fewer for slow ops)")
-    cli.add_argument("--force", action="store_true", help="overwrite an existing RESULTS.memory.json")
-    cli.add_argument("--worker", nargs="+", metavar="NAME", help=argparse.SUPPRESS)
-    args = cli.parse_args(argv)
+    cli.add_json("the table")
+    cli.add_markdown("the table")
+
+
+def run(args, out: Output) -> int:
     if args.calls < 1:
         raise UsageError(f"--calls {args.calls}: give 1 or more")
-    if args.worker:
-        return worker(args.worker, args.case_dirs, args.calls, args.payloads)
-    if not args.results:
-        raise UsageError("give the result file whose benchmarks to measure: memory RESULTS.json")
-
     results = load(args.results, with_memory=False)
     out_path = memory_path_for(args.results)
-    if out_path.exists() and not args.force:
-        raise UsageError(f"{out_path} exists; pass --force to measure again and overwrite it")
-    words = [parse_payload(payload).word for payload in args.payloads]
-    inputs = ",".join([*([args.input] if args.input else []), *words]) or None
-    selected = select_results(results, args.patterns, args.tier, inputs)
+    if out_path.exists():
+        return show_measured(args, out, out_path)
+    out.claim(out_path, "the memory file")
+    selected = select_results(results, args.patterns, args.tier, selected_inputs(args))
     payloads = payload_arguments(args.payloads) or recorded_payloads(selected)
     groups: dict[str, list[str]] = {}
     for result in selected:
         groups.setdefault(result.row, []).append(result.name)
     missing_counter = allocations.available()
     if missing_counter:
-        print(f"B/op and allocs/op not counted: {missing_counter}", file=sys.stderr, flush=True)
+        out.say(f"B/op and allocs/op not counted: {missing_counter}")
     measured, failed, overheads = {}, [], {}
     for index, (row, names) in enumerate(groups.items(), start=1):
-        print(f"[{index}/{len(groups)}] {row}: {len(names)} benchmarks", flush=True)
+        out.say(f"[{index}/{len(groups)}] {row}: {len(names)} benchmarks")
         for entry in _run_worker(names, args.case_dirs, args.calls, payloads):
             if "overhead" in entry:
                 overheads[row] = entry["overhead"]
             elif "error" in entry:
                 failed.append(entry["name"])
-                print(f"  {entry['name']}: not measured ({entry['error']})", file=sys.stderr, flush=True)
+                out.say(f"  {entry['name']}: not measured ({entry['error']})")
             else:
                 measured[entry.pop("name")] = entry
         missing = [name for name in names if name not in measured and name not in failed]
         failed.extend(missing)
         for name in missing:
-            print(f"  {name}: not measured (the case is not available here)", file=sys.stderr, flush=True)
-    _write(out_path, results, measured, overheads, args.calls, args.force)
-    table = benchmem([result for result in load(args.results).results if result.name in measured])
-    if table:
-        print()
-        print(table, end="")
-    print(f"memory: {out_path} ({len(measured)} benchmarks)")
+            out.say(f"  {name}: not measured (the case is not available here)")
+    out.write_file(out_path, _companion(results, measured, overheads, args.calls), "memory")
+    shown = [result for result in select_results(load(args.results), args.patterns, args.tier, selected_inputs(args))
+             if result.name in measured]
+    _show(out, shown, out_path)
     if failed:
-        print(f"{len(failed)} of {len(selected)} benchmarks not measured: {', '.join(failed)}", file=sys.stderr)
+        out.say(f"{len(failed)} of {len(selected)} benchmarks not measured: {', '.join(failed)}")
         return 1
     return 0
+
+
+def show_measured(args, out: Output, path) -> int:
+    """A companion that exists is never measured over: its figures are the answer."""
+    shown = [result for result in select_results(load(args.results), args.patterns, args.tier, selected_inputs(args))
+             if result.memory is not None]
+    out.say(f"{path} exists and is never overwritten: its figures follow; remove it to measure again")
+    _show(out, shown, path)
+    return 0
+
+
+def _show(out: Output, shown, path) -> None:
+    table = benchmem(shown)
+    if table:
+        out.print(table, end="")
+    out.write("json", lambda: benchmem_json(shown, str(path)))
+    out.write("markdown", lambda: benchmem_markdown(shown))
+
+
+def selected_inputs(args) -> str | None:
+    """--input and the INPUT words of the --payload arguments: the file's benchmarks to measure."""
+    words = [parse_payload(payload).word for payload in args.payloads]
+    return ",".join([*([args.input] if args.input else []), *words]) or None
 
 
 def recorded_payloads(selected) -> list[str]:
@@ -103,14 +116,9 @@ def recorded_payloads(selected) -> list[str]:
 
 
 def _run_worker(names: list[str], case_dirs: list[str], calls: int, payloads: list[str]) -> list[dict]:
-    cmd = [sys.executable, "-m", "serialbench", "memory", "--calls", str(calls)]
-    for directory in case_dirs:
-        cmd += ["--cases", os.path.abspath(directory)]
-    for payload in payloads:
-        cmd += ["--payload", payload]
-    cmd += ["--worker", *names]
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=WORKER_TIMEOUT_S)
+        done = subprocess.run(workers.memory_command(names, case_dirs, calls, payloads), capture_output=True,
+                              text=True, timeout=WORKER_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return [{"name": name, "error": f"no answer within {WORKER_TIMEOUT_S} s"} for name in names]
     entries = []
@@ -128,7 +136,7 @@ def _run_worker(names: list[str], case_dirs: list[str], calls: int, payloads: li
     return entries
 
 
-def _write(out_path, results, measured: dict, overheads: dict, calls: int, force: bool) -> None:
+def _companion(results, measured: dict, overheads: dict, calls: int) -> str:
     root = source_root()
     commit, dirty = commit_and_dirty(root) if root else ("unknown", False)
     data = {
@@ -146,6 +154,4 @@ def _write(out_path, results, measured: dict, overheads: dict, calls: int, force
         "overhead": overheads,
         "benchmarks": measured,
     }
-    with open(out_path, "w" if force else "x", encoding="utf-8") as out:
-        json.dump(data, out, indent=1, sort_keys=False)
-        out.write("\n")
+    return json.dumps(data, indent=1, sort_keys=False) + "\n"

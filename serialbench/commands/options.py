@@ -1,30 +1,18 @@
-"""What the commands share: the parser factory, the selection options, the session options.
+"""The options that several commands share: the selection, the overlays, the session, the minimum effect.
 
-Every command builds its parser here, so that a bad option is one line and exit status 2 in all of
-them, and the same option means the same thing everywhere. The session options import the
-statistics (scipy) and the schedule when used: `list` and the run's pyperf workers pay for neither.
+The same option means the same thing everywhere, declared once here (as asv's common_args.py);
+the parser itself and the output files are the command contract's (commands/contract.py). The
+session options import the statistics (scipy) and the schedule when used: `list` and the run's
+pyperf workers pay for neither.
 """
 
 from __future__ import annotations
 
-import argparse
 import signal
 from collections.abc import Sequence
 
 from serialbench.core.errors import UsageError
 from serialbench.core.parsing import parse_percent
-
-
-def parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """An argparse parser whose errors are one line and exit status 2."""
-    result = argparse.ArgumentParser(prog=f"python -m serialbench {prog}", description=description)
-
-    def error(message):
-        raise UsageError(message)
-
-    result.error = error
-    return result
-
 
 PAYLOAD_HELP = ("your own request (repeatable): NAME:DTYPE[D,...] tensors separated by commas, e.g. "
                 "input_ids:int64[32,512],attention_mask:int64[32,512] (deterministic values), a .npz or .npy "
@@ -41,8 +29,19 @@ def add_filter_arguments(cli, cases: bool = True) -> None:
     cli.add_argument("--input", metavar="I[,I]", help="input kinds (default: float32, png, int32x3)")
     add_payload_argument(cli)
     if cases:
-        cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR",
-                         help="also load case modules from DIR (repeatable)")
+        add_cases_argument(cli)
+
+
+def add_cases_argument(cli, help: str = "also load case modules from DIR (repeatable)") -> None:  # noqa: A002
+    cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR", help=help)
+
+
+def one_full_name(name: str, command: str) -> list[str]:
+    """The words of one benchmark's full name, FORMAT/IMPL/INPUT/TIER (dump and profile take one)."""
+    if name.count("/") != 3 or any(ch in name for ch in "*?["):
+        raise UsageError(f"{command} takes one full name FORMAT/IMPL/INPUT/TIER, not {name!r}; "
+                         "see 'python -m serialbench list'")
+    return name.split("/")
 
 
 def add_payload_argument(cli) -> None:
@@ -87,19 +86,6 @@ def add_index_arguments(cli) -> None:
                      help="also look for releases in DIR (a directory of wheels or sdists; repeatable)")
 
 
-def new_output(path: str | None, option: str) -> None:
-    """An output file that is never overwritten, in a directory that exists."""
-    import os
-
-    if path is None:
-        return
-    if os.path.exists(path):
-        raise UsageError(f"{option} {path} exists and is never overwritten; give a new file")
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise UsageError(f"{option} {path}: directory {directory} does not exist")
-
-
 def add_min_effect(cli) -> None:
     from serialbench.core import stats
 
@@ -117,7 +103,7 @@ def min_effect(args, default: float | None = None) -> float:
 def add_session_arguments(cli, max_time_help: str | None = None) -> None:
     """How long an interleaved session (compare, calibrate, sweep, bisect) may run; bisect's --max-time
     bounds its whole search (max_time_help says so)."""
-    from serialbench.measure.schedule import LOOKS, MAX_MINUTES, MIN_TIME
+    from serialbench.measure.schedule import LOCKSTEP_MIN_TIME, LOOKS, MAX_MINUTES
 
     cli.add_argument("--max-rounds", type=int, default=LOOKS[-1],
                      help=f"rounds for the benchmarks still undecided at the last look (default {LOOKS[-1]}); "
@@ -126,7 +112,8 @@ def add_session_arguments(cli, max_time_help: str | None = None) -> None:
                      help=(max_time_help or "stop after this many minutes, judging what is left on its rounds")
                      + f" (default {MAX_MINUTES:g})")
     cli.add_argument("--rounds", type=int, help="exactly this many rounds for every benchmark (no adaptive stopping)")
-    cli.add_argument("--min-time", type=float, default=MIN_TIME, help=f"seconds per value (default {MIN_TIME})")
+    cli.add_argument("--min-time", type=float, default=LOCKSTEP_MIN_TIME,
+                     help=f"seconds per value (default {LOCKSTEP_MIN_TIME})")
     add_min_effect(cli)
 
 
@@ -155,20 +142,3 @@ def interrupt_on_sigterm() -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, interrupt)
-
-
-def check_output(path: str | None, force: bool, what: str, inputs: Sequence[str] = ()) -> None:
-    """Refuse an output that exists (without --force), is a directory, or is one of the files being read."""
-    import os
-
-    if path is None:
-        return
-    if os.path.isdir(path):
-        raise UsageError(f"{what} {path} is a directory; give a file name")
-    if any(os.path.exists(source) and os.path.exists(path) and os.path.samefile(source, path) for source in inputs):
-        raise UsageError(f"{what} {path} is one of the result files being read; choose another name")
-    if os.path.exists(path) and not force:
-        raise UsageError(f"{what} {path} exists; pass --force to overwrite it or choose another name")
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise UsageError(f"{what} {path}: directory {directory} does not exist")

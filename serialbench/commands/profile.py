@@ -13,50 +13,47 @@ from __future__ import annotations
 import cProfile
 import os
 import pstats
-import sys
 
 from serialbench.catalog.registry import CaseFailed, prepare, select
-from serialbench.commands.options import add_with_argument, parser
+from serialbench.commands.contract import Output, Parser
+from serialbench.commands.options import add_cases_argument, add_with_argument, one_full_name
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_time
-from serialbench.core.tables import text_table
 from serialbench.measure import timeloop
 from serialbench.measure.side_setup import overlay_active, run_with_overlay
+from serialbench.views.profile_table import profile_json, render
 
+DESCRIPTION = "Run one benchmark (FORMAT/IMPL/INPUT/TIER) under cProfile and print where the time goes, per op."
 DEFAULT_TOP = 15
 DEFAULT_SECONDS = 2.0
 
 
-def run(argv: list[str]) -> int:
-    cli = parser("profile", "Run one benchmark (FORMAT/IMPL/INPUT/TIER) under cProfile and print where the "
-                            "time goes, per op.")
+def arguments(cli: Parser) -> None:
     cli.add_argument("name", help="the benchmark's full name, e.g. tfserving-rest/json/float32/100K")
     cli.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="K", help=f"functions to show ({DEFAULT_TOP})")
     cli.add_argument("--sort", choices=("own", "total"), default="own",
                      help="order by own time (default) or by total time including callees")
     cli.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, metavar="S",
                      help=f"profile about this long (default {DEFAULT_SECONDS:g}; at least one call)")
-    cli.add_argument("-o", "--output", metavar="FILE.pstats", help="also save the raw profile (pstats, snakeviz)")
-    cli.add_argument("--force", action="store_true", help="overwrite the -o file")
-    cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR")
+    cli.add_output("-o", "--output", metavar="FILE.pstats",
+                   help="also save the raw profile (pstats, snakeviz; a new file)")
+    cli.add_json("the table")
+    add_cases_argument(cli)
     add_with_argument(cli, "the profile")
-    args = cli.parse_args(argv)
+
+
+def run(args, out: Output) -> int:
     if args.with_specs and not overlay_active():  # the command again, its libraries from the overlay
-        return run_with_overlay("profile", argv, args.with_specs, lambda message: print(message, file=sys.stderr))
-    if args.name.count("/") != 3 or any(ch in args.name for ch in "*?["):
-        raise UsageError(f"profile takes one full name FORMAT/IMPL/INPUT/TIER, not {args.name!r}; "
-                         "see 'python -m serialbench list'")
+        return run_with_overlay("profile", args.argv, args.with_specs, out.say)
+    words = one_full_name(args.name, "profile")
     if args.top < 1 or args.seconds <= 0:
         raise UsageError("--top takes 1 or more and --seconds a positive number")
-    if args.output and os.path.exists(args.output) and not args.force:
-        raise UsageError(f"{args.output} exists; pass --force to overwrite it")
-    words = args.name.split("/")
     benchmarks, cases = select(args.case_dirs, [args.name], tiers=words[3], inputs=words[2])
     bench = benchmarks[0]
     try:
         prepared = prepare(bench, cases)
     except CaseFailed as exc:
-        print(f"serialbench: {exc}", file=sys.stderr)
+        out.say(f"serialbench: {exc}")
         return 1
     op = prepared.op
     per_op = time_per_op(op)
@@ -68,14 +65,14 @@ def run(argv: list[str]) -> int:
         op()
     profiler.disable()
     profiled = (timeloop.CLOCK() - t0) / calls
-    if args.output:
-        profiler.dump_stats(args.output)
-    print(f"{bench.name}: {calls:,} calls; {format_time(per_op)} per op without the profiler, "
-          f"{format_time(profiled)} under cProfile")
+    out.print(f"{bench.name}: {calls:,} calls; {format_time(per_op)} per op without the profiler, "
+              f"{format_time(profiled)} under cProfile")
     rows = profile_rows(pstats.Stats(profiler), calls)
-    print(render(rows, args.top, args.sort))
-    if args.output:
-        print(f"profile: {args.output} (python -m pstats {args.output}, or snakeviz)")
+    out.print(render(rows, args.top, args.sort))
+    if out.wants("output"):
+        profiler.dump_stats(out.path("output"))  # pstats writes it: claimed, like every output, before the work
+        out.say(f"profile: {out.path('output')} (python -m pstats {out.path('output')}, or snakeviz)")
+    out.write("json", lambda: profile_json(bench.name, calls, per_op, profiled, rows, args.top, args.sort))
     return 0
 
 
@@ -113,15 +110,3 @@ def function_label(filename: str, line: int, function: str) -> str:
         elif os.sep in filename and "/lib/python" in filename:
             filename = "stdlib/" + filename.split("/lib/python", 1)[1].split("/", 1)[-1]
     return f"{function} ({filename}:{line})"
-
-
-def render(rows: list[dict], top: int, sort: str) -> str:
-    everything = sum(row["own"] for row in rows) or 1.0
-    ordered = sorted(rows, key=lambda row: row[sort], reverse=True)[:top]
-    table = [("own", "own %", "total", "calls", "function")]
-    for row in ordered:
-        calls = f"{row['calls']:,.0f}" if row["calls"] >= 10 else f"{row['calls']:.3g}"
-        table.append((format_time(row["own"]), f"{100 * row['own'] / everything:.1f}%", format_time(row["total"]),
-                      calls, row["function"]))
-    return "\n".join([f"top {len(ordered)} of {len(rows)} functions by {sort} time, per op:",
-                      *text_table(table, left=(4,))])

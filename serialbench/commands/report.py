@@ -3,37 +3,40 @@
 One file: per input kind and direction, FORMAT/IMPL by tier (views/timing.py), the round trip per
 protocol when the file holds all four halves of one (views/roundtrip.py), and the memory tables
 when the memory pass wrote its companion file. Two files, BASE and NEW: the same layout, each cell
-the change with compare's verdict (verdicts/files.py, views/changes.py). Nothing is re-run.
+the change with compare's verdict (verdicts/file_changes.py, views/changes.py). Nothing is re-run.
 """
 
 from __future__ import annotations
 
 from serialbench.catalog.payloads import parse_payload
 from serialbench.commands import options
-from serialbench.commands.options import add_filter_arguments, add_min_effect, check_output, parser
+from serialbench.commands.contract import Output, Parser
+from serialbench.commands.options import add_filter_arguments, add_min_effect
 from serialbench.core.errors import UsageError
 from serialbench.results.files import load
 from serialbench.results.selection import filter_results, select_results
-from serialbench.verdicts.files import changes_between
+from serialbench.verdicts.file_changes import changes_between
 from serialbench.views.changes import change_notes, change_tables
 from serialbench.views.costs import cost_tables
 from serialbench.views.grid import render_text
+from serialbench.views.report_json import one_file_json, two_files_json
 from serialbench.views.roundtrip import roundtrip_tables
 from serialbench.views.timing import header_lines, markdown_document, memory_tables, single_file_notes, timing_tables
 
+DESCRIPTION = "Tables (and a plot) of one result file, or the change from BASE to NEW."
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
 
-def run(argv: list[str]) -> int:
-    cli = parser("report", "Tables (and a plot) of one result file, or the change from BASE to NEW.")
-    cli.add_argument("files", nargs="+", metavar="RESULTS.json",
-                     help="one result file, or two: BASE.json NEW.json")
-    cli.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown to FILE")
-    cli.add_argument("--plot", metavar="FILE.png", help="draw time per op against tier (PNG, SVG or PDF)")
+def arguments(cli: Parser) -> None:
+    cli.add_argument("files", nargs="+", metavar="RESULTS.json", help="one result file, or two: BASE.json NEW.json")
+    cli.add_markdown("the tables")
+    cli.add_json("what the tables show (one file: every benchmark's figures; two: the verdicts)")
+    cli.add_output("--plot", metavar="FILE.png", help="draw time per op against tier (PNG, SVG or PDF; a new file)")
     add_filter_arguments(cli, cases=False)
     add_min_effect(cli)
-    cli.add_argument("--force", action="store_true", help="overwrite the --markdown and --plot files")
-    args = cli.parse_args(argv)
+
+
+def run(args, out: Output) -> int:
     if len(args.files) > 2:
         raise UsageError(f"report takes one result file or two (BASE NEW), not {len(args.files)}")
     if args.plot and not args.plot.lower().endswith(PLOT_SUFFIXES):
@@ -41,16 +44,16 @@ def run(argv: list[str]) -> int:
     min_effect = options.min_effect(args)
     words = [parse_payload(payload).word for payload in args.payloads]  # a payload's INPUT word
     args.input = ",".join([*([args.input] if args.input else []), *words]) or None
-    check_output(args.markdown, args.force, "--markdown", args.files)
-    check_output(args.plot, args.force, "--plot", args.files)
 
     loaded = [load(path) for path in args.files]
+    changes = []
     if len(loaded) == 1:
         selected = select_results(loaded[0], args.patterns, args.tier, args.input)
         head = header_lines(loaded[0])
         tables = (timing_tables(loaded[0], selected) + roundtrip_tables(selected) + cost_tables(selected)
                   + memory_tables(selected))
         notes = single_file_notes(loaded[0], selected)
+        as_json = lambda: one_file_json(loaded[0], selected, notes)  # noqa: E731
     else:
         base, new = loaded
         selected = select_results(new, args.patterns, args.tier, args.input)
@@ -59,22 +62,21 @@ def run(argv: list[str]) -> int:
         tables = change_tables(changes, min_effect, paired)
         base_selected = filter_results(base.results, args.patterns, args.tier, args.input)
         notes = change_notes(changes, selected, base_selected, selection)
+        as_json = lambda: two_files_json(base, new, changes, paired, min_effect, selection, notes)  # noqa: E731
     if not tables:
         raise UsageError("nothing to report: the selection is empty" if len(loaded) == 1 else
                          f"{args.files[0]} and {args.files[1]} have no benchmark in common")
 
-    print("\n".join(head))
+    out.print("\n".join(head))
     legends_shown = set()
     for table in tables:
-        print()
-        print(render_text(table, legend=table.legend not in legends_shown), end="")
+        out.print()
+        out.print(render_text(table, legend=table.legend not in legends_shown), end="")
         legends_shown.add(table.legend)
     for note in notes:
-        print(note)
-    if args.markdown:
-        with open(args.markdown, "w" if args.force else "x", encoding="utf-8") as out:
-            out.write(markdown_document(head, tables, notes))
-        print(f"markdown: {args.markdown}")
+        out.print(note)
+    out.write("markdown", lambda: markdown_document(head, tables, notes))
+    out.write("json", as_json)
     if args.plot:
         if not any(r.median is not None for r in selected):
             raise UsageError(f"--plot {args.plot}: no benchmark in the selection has timing values")
@@ -85,5 +87,5 @@ def run(argv: list[str]) -> int:
                          verdicts={c.name: (c.verdict, c.change) for c in changes} if len(loaded) == 2 else None)
         except OSError as exc:
             raise UsageError(f"--plot {args.plot}: cannot write it ({exc.strerror or exc})") from None
-        print(f"plot: {args.plot}")
+        out.say(f"plot: {args.plot}")
     return 0

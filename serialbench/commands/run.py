@@ -4,8 +4,9 @@ The run is a session of one side (measure/rounds.py): rounds of one fresh worker
 benchmark not yet settled timed in each round beside its memcpy floor, until its median's interval
 (core/medians.py) and its multiple of the floor (verdicts/timings.py) are both within +-precision,
 or the cap. `--fast` and `--rigorous` are presets of the same rule. The result is a pyperf file, a
-run per process (results/run_files.py), and the run ends with the table of medians, multiples and
-rankings (views/summary.py).
+run per process (results/run_files.py), never written over (`-o` is claimed before any work, as
+every output: commands/contract.py; `--append` adds to a file on purpose), and the run ends with
+the table of medians, multiples and rankings (views/summary.py).
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ from pathlib import Path
 
 from serialbench.catalog.discovery import PACKAGE_DIR, source_root
 from serialbench.catalog.registry import FLOOR, Benchmark, is_floor, library_version, refusal_summary, select
+from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import (
     add_filter_arguments,
     add_with_argument,
     interrupt_on_sigterm,
-    parser,
     payload_arguments,
 )
 from serialbench.core import medians
@@ -58,13 +59,15 @@ FAST = Preset(precision=0.05, max_rounds=medians.least_rounds(), cycles=5)
 RIGOROUS = Preset(precision=0.01, max_rounds=40, cycles=30)
 
 
-def make_cli() -> argparse.ArgumentParser:
-    cli = parser("run", "Time the selected benchmarks, FORMAT/IMPL/INPUT/TIER, each in fresh worker processes, one a "
-                        "round, until its median is known within +-precision (or the cap), and end with a table "
-                        "of their medians, multiples of the memcpy floor and rankings. baseline/tobytes, the "
-                        "memcpy floor, always runs for every selected input it covers (float32, png, int32x3) and "
-                        "tier, so that each of their results has its multiple of memcpy.")
-    cli.prog = "python -m serialbench"
+DESCRIPTION = ("Time the selected benchmarks, FORMAT/IMPL/INPUT/TIER, each in fresh worker processes, one a round, "
+               "until its median is known within +-precision (or the cap), and end with a table of their medians, "
+               "multiples of the memcpy floor and rankings. baseline/tobytes, the memcpy floor, always runs for "
+               "every selected input it covers (float32, png, int32x3) and tier, so that each of their results has "
+               "its multiple of memcpy.")
+
+
+def arguments(cli: Parser) -> None:
+    cli.prog = "python -m serialbench"  # the default command
     add_filter_arguments(cli)
     rule = cli.add_argument_group("the rule (docs/reference/run.md)")
     rule.add_argument("--precision", metavar="PCT",
@@ -83,19 +86,19 @@ def make_cli() -> argparse.ArgumentParser:
     rule.add_argument("--rigorous", action="store_true",
                       help=f"+-{RIGOROUS.precision * 100:g}%%, up to {RIGOROUS.max_rounds} processes, "
                            f"{RIGOROUS.cycles} values each")
-    rule.add_argument("--min-time", type=float, default=schedule.MIN_TIME, metavar="S",
-                      help=f"seconds per value (default {schedule.MIN_TIME})")
+    rule.add_argument("--min-time", type=float, default=schedule.LOCKSTEP_MIN_TIME, metavar="S",
+                      help=f"seconds per value (default {schedule.LOCKSTEP_MIN_TIME})")
     rule.add_argument("-l", "--loops", type=int, metavar="N",
                       help="calls per value (default: calibrated to --min-time)")
     rule.add_argument("--max-time", type=float, metavar="MIN", help="stop after MIN minutes: every benchmark ends "
                                                                     "with the processes it has")
-    out = cli.add_argument_group("output")
-    out.add_argument("-o", "--output", metavar="FILE", help="the result file (default: results/<commit>.json); "
-                                                             "never overwritten")
-    out.add_argument("--append", metavar="FILE", help="add this run's processes to FILE")
-    out.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
-    out.add_argument("--no-summary", action="store_true",
-                     help="do not end the run with the table of medians and multiples of the memcpy floor")
+    output = cli.add_argument_group("output")
+    cli.add_output("-o", "--output", group=output, help="the result file (default: results/<commit>.json); "
+                                                        "never overwritten")
+    output.add_argument("--append", metavar="FILE", help="add this run's processes to FILE")
+    output.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    output.add_argument("--no-summary", action="store_true",
+                        help="do not end the run with the table of medians and multiples of the memcpy floor")
     cli.add_argument("--python", metavar="PY", help="run the workers with this interpreter")
     cli.add_argument("--malloc-default", action="store_true",
                      help="keep glibc's default malloc trimming in workers (README, 'One op, one time')")
@@ -109,7 +112,6 @@ def make_cli() -> argparse.ArgumentParser:
     cli.add_argument("-w", "--warmups", type=int, help=argparse.SUPPRESS)  # the warm-up is by time
     cli.add_argument("--debug-single-value", action="store_true", help=argparse.SUPPRESS)
     cli.add_argument("--inherit-environ", help=argparse.SUPPRESS)  # workers inherit the whole environment
-    return cli
 
 
 def settings_from(args) -> tuple[Settings, float]:
@@ -160,13 +162,7 @@ def output_path(args, commit: str, dirty: bool, installed: Sequence[str]) -> str
             raise UsageError(f"{option} {path} is a directory; give a result file name")
     if args.output and args.append:
         raise UsageError("give -o FILE for a new result file or --append FILE to add to one, not both")
-    if args.output:
-        if os.path.exists(args.output):
-            raise UsageError(f"{args.output} exists and is never overwritten; "
-                             "give a new -o FILE, or --append FILE to add runs to it")
-        directory = os.path.dirname(os.path.abspath(args.output))
-        if not os.path.isdir(directory):
-            raise UsageError(f"-o {args.output}: directory {directory} does not exist")
+    if args.output:  # claimed by the contract before any work: new, in a directory that exists
         return args.output
     if args.append:
         return args.append
@@ -174,13 +170,10 @@ def output_path(args, commit: str, dirty: bool, installed: Sequence[str]) -> str
     return str(unique_paths(stem)[0])
 
 
-def run(argv: list[str]) -> int:
-    args = make_cli().parse_args(argv)
+def run(args, out: Output) -> int:
     settings, target = settings_from(args)
-    say = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
-
-    def warn(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+    say = (lambda line: None) if args.quiet else out.print  # the run's progress lines are its answer, on stdout
+    warn = out.say
 
     installed = []
     if args.with_specs:  # before the selection, which looks for the libraries on sys.path
@@ -218,38 +211,38 @@ def run(argv: list[str]) -> int:
                          lambda session, running, final: progress.settle(session, running, final, say),
                          warn, lambda step: say(progress.round_line(step)))
     refusals = refusal_summary(cases, args.payloads, args.patterns)  # what the tables leave out of a payload
-    return _finish(session, names, path, metadata, args, progress, say, refusals)
+    return _finish(session, names, path, metadata, args, progress, say, refusals, out)
 
 
 def _finish(session, names: list[str], path: str, metadata: dict, args, progress: RoundProgress, say,
-            refusals: list[str] = ()) -> int:
+            refusals: list[str] = (), out: Output | None = None) -> int:
     from serialbench.results.run_files import run_benchmarks, write
 
+    out = out or Output()
     benches = run_benchmarks(session, metadata)
     if session.interrupted:
-        print(f"interrupted after {session.rounds} rounds" + (f": the {len(benches)} benchmarks timed are in {path}"
-                                                               if benches else ": nothing written"), file=sys.stderr)
+        out.say(f"interrupted after {session.rounds} rounds" + (f": the {len(benches)} benchmarks timed are in {path}"
+                                                                 if benches else ": nothing written"))
     if benches:
         write(path, benches, append=bool(args.append))
         closing = progress.closing()
         if closing:
             say(closing)
-        print(f"results: {path}")
+        out.print(f"results: {path}")
         if not args.no_summary:
-            _print_summary(path, {bench.get_name() for bench in benches})
+            _print_summary(path, {bench.get_name() for bench in benches}, out)
             if refusals:
-                print()
-                print("\n".join(refusals))
+                out.print()
+                out.print("\n".join(refusals))
     if session.interrupted:
         return 130
     if session.failed:
-        print(f"{len(session.failed)} of {len(names)} benchmarks not timed: {', '.join(session.failed)}",
-              file=sys.stderr)
+        out.say(f"{len(session.failed)} of {len(names)} benchmarks not timed: {', '.join(session.failed)}")
         return 1
     return 0
 
 
-def _print_summary(path: str, names: set[str]) -> None:
+def _print_summary(path: str, names: set[str], out: Output) -> None:
     from serialbench.results.files import load
     from serialbench.views.summary import TERMINAL_WIDTH, summary
 
@@ -257,8 +250,8 @@ def _print_summary(path: str, names: set[str]) -> None:
     try:
         text = summary(load(path, with_memory=True), names, width)
     except UsageError as exc:  # e.g. --append to a file another serialbench version wrote
-        print(f"no summary: {exc}", file=sys.stderr)
+        out.say(f"no summary: {exc}")
         return
     if text:
-        print()
-        print(text, end="")
+        out.print()
+        out.print(text, end="")

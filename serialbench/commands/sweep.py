@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from serialbench.commands import options
+from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import (
     add_filter_arguments,
     add_index_arguments,
@@ -28,10 +29,8 @@ from serialbench.commands.options import (
     budget_from,
     filter_args,
     interrupt_on_sigterm,
-    new_output,
     payload_arguments,
 )
-from serialbench.commands.options import parser as make_parser
 from serialbench.core.errors import UsageError
 from serialbench.measure import overlays, releases
 from serialbench.measure.schedule import Budget, Session, run_session
@@ -44,10 +43,11 @@ from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_rows
 from serialbench.views.sweep_table import format_sweep, listed, markdown_sweep
 from serialbench.views.verdict_json import sweep_from_json, sweep_json
 
+DESCRIPTION = ("Time a library's releases (or any sides) in one interleaved session and say at which release each "
+               "benchmark changed.")
 
-def make_cli():
-    cli = make_parser("sweep", "Time a library's releases (or any sides) in one interleaved session and say at "
-                               "which release each benchmark changed.")
+
+def arguments(cli: Parser) -> None:
     cli.add_argument("specs", nargs="*", metavar="SPEC",
                      help=f"a side, in order (the first is the anchor): {overlays.SPEC_HELP}, or a range, "
                           "'tritonclient>=2.44,<=2.50': every release the index has in it")
@@ -61,26 +61,19 @@ def make_cli():
     add_index_arguments(cli)
     add_filter_arguments(cli)
     add_session_arguments(cli)
-    cli.add_argument("--json", metavar="FILE", help="also write the table as JSON (keys: sides, benchmarks)")
-    cli.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
-    cli.add_argument("--plot", metavar="FILE.png", help="also plot each benchmark's time against release")
-    return cli
+    cli.add_json("the table (keys: sides, benchmarks)")
+    cli.add_markdown("the table")
+    cli.add_output("--plot", metavar="FILE.png", help="also plot each benchmark's time against release (a new file)")
 
 
-def say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def run(argv: list[str]) -> int:
-    args = make_cli().parse_args(argv)
-    for option, path in (("--json", args.json), ("--markdown", args.markdown), ("--plot", args.plot)):
-        new_output(path, option)
+def run(args, out: Output) -> int:
+    say = out.say
     if args.merge:
         if args.specs or args.shard:
             raise UsageError("--merge joins finished parts: give it the parts' --json files and no SPEC or --shard")
         parts = [sweep_from_json(read(path), path) for path in args.merge]
         sweep = merge(parts)
-        return output(sweep, args, f"{len(parts)} parts merged; each step's verdict is from the part that timed "
+        return output(sweep, out, f"{len(parts)} parts merged; each step's verdict is from the part that timed "
                                    "both of its releases")
     if not args.specs:
         raise UsageError("give the sides to sweep: two SPECs or more, or a range such as 'tritonclient>=2.44,<=2.50'")
@@ -115,7 +108,7 @@ def run(argv: list[str]) -> int:
         if not shard and len(usable) < len(specs) and any(len(overlays.requirement_set(s)) > 1 for s in specs):
             usable = relabelled(usable, specs)
             own = [item.side.label for item in usable]
-        groups = side_groups(usable)
+        groups = side_groups(usable, say)
         table_size = sum((len(group_sides) - 1) * len(names) for group_sides, names in groups)
         parts, interrupted = [], False
         for index, (group_sides, names) in enumerate(groups):
@@ -137,10 +130,10 @@ def run(argv: list[str]) -> int:
                   left_out, selections=[step for _, judges in parts for step in judges.selections()])
     failed = {name: why for session, _ in parts for name, why in session.failed.items()}
     rounds = max((session.rounds for session, _ in parts), default=0)
-    status = output(sweep, args, f"{len(rows)} benchmarks x {len(columns)} sides, {rounds} rounds at most, "
+    status = output(sweep, out, f"{len(rows)} benchmarks x {len(columns)} sides, {rounds} rounds at most, "
                                  f"in {(time.monotonic() - started) / 60:.1f} min")
     if failed:
-        print(f"{len(failed)} not compared: " + "; ".join(f"{n}: {w}" for n, w in failed.items()))
+        out.print(f"{len(failed)} not compared: " + "; ".join(f"{n}: {w}" for n, w in failed.items()))
         status = 1
     if interrupted:
         say("interrupted: the table is of the rounds taken; exit status 130")
@@ -165,7 +158,7 @@ def relabelled(usable, specs: list[str]) -> list:
             for item, label in zip(usable, releases.labels(kept))]
 
 
-def side_groups(usable) -> list[tuple[list[Side], list[str]]]:
+def side_groups(usable, say) -> list[tuple[list[Side], list[str]]]:
     """The benchmarks grouped by the sides that can run them (one group when no side refuses any),
     the largest group first; a benchmark that fewer than two sides run is left out, and said."""
     groups: dict[tuple[str, ...], list[str]] = {}
@@ -201,19 +194,15 @@ def machines(parts: list[tuple[Session, StepJudges]]) -> dict[str, dict]:
     return found
 
 
-def output(sweep: Sweep, args, closing: str) -> int:
-    print(format_sweep(sweep))
-    print(closing)
-    if args.json:
-        Path(args.json).write_text(sweep_json(sweep))
-        say(f"JSON: {args.json}")
-    if args.markdown:
-        Path(args.markdown).write_text(markdown_sweep(sweep))
-        say(f"Markdown table: {args.markdown}")
-    if args.plot and sweep.rows:
+def output(sweep: Sweep, out: Output, closing: str) -> int:
+    out.print(format_sweep(sweep))
+    out.print(closing)
+    out.write("json", lambda: sweep_json(sweep))
+    out.write("markdown", lambda: markdown_sweep(sweep))
+    if out.wants("plot") and sweep.rows:
         from serialbench.views.sweep_plot import plot_sweep
 
-        plot_sweep(sweep, args.plot)
-        say(f"plot: {args.plot}")
+        plot_sweep(sweep, str(out.path("plot")))  # matplotlib writes it: claimed, as every output, before the work
+        out.say(f"plot: {out.path('plot')}")
     return 0
 

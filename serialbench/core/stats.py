@@ -90,28 +90,6 @@ def set_aside(n: int) -> int:
     return n // 16
 
 
-def legend(paired: bool = True) -> str:
-    """The table's legend: the one rule that explains every row's word from its interval and estimate."""
-    how = ("each round: median over its cycles of HEAD/BASE (values milliseconds apart); over the rounds: "
-           "Hodges-Lehmann estimate and signed-rank interval (a test may set aside 1 round in 16 lying more "
-           "than 2x from the change it tests: a spoiled process)" if paired else
-           "each side: one median per worker process; Hodges-Lehmann estimate and Mann-Whitney interval "
-           "(two independent runs: unpaired)")
-    correction = f"Benjamini-Hochberg at {ALPHA:.0%}" + (", spent over the looks" if paired else "")
-    selection = ("the median over the benchmarks of each round's change, over the rounds all of them ran"
-                 if paired else "the median of the benchmarks' changes, with a sign-test interval across them")
-    return (f"BASE, HEAD: median time per op. change: {how}. Each interval is at the level its verdict used "
-            "(column 'level'). slower/faster: estimate beyond +-minimum effect and the whole interval beyond "
-            f"+-half of it, at the level of the correction across every row of the table ({correction}). "
-            "no change: the whole interval within +-minimum effect (TOST). two speeds: a side's worker "
-            "processes ran at one of two speeds and the rounds mix them: no verdict from the mix. at the "
-            "threshold: none of these, but the whole interval is narrower than the minimum effect and holds "
-            "+minimum effect or -minimum effect: a change measured well that sits at the threshold. too noisy "
-            "to tell: none of these. detectable: the change this run would flag 4 times in 5 alone in its "
-            f"table; '-' where it could flag none. selection: {selection}, judged by the same rule on its own "
-            f"at {ALPHA:.0%}.")
-
-
 # --- exact null distributions ----------------------------------------------------------------------
 
 @functools.cache
@@ -504,9 +482,11 @@ def is_equivalent(p_equivalent, estimate, share: float, min_effect: float, alpha
 
 # --- the row's verdict -----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Verdict:
-    """HEAD against BASE. Changes are fractions: +0.05 means HEAD takes 5% longer.
+    """HEAD against BASE. Changes are fractions: +0.05 means HEAD takes 5% longer. Built by keyword
+    only: a field added here is one keyword where a verdict is made, and one column where it is shown
+    (views/verdict_table.py).
 
     [low, high] is the interval at `level`, the confidence the verdict used, so that the legend's rule
     explains the word from the row alone. p_value: the p behind the word (slower/faster/too noisy: the

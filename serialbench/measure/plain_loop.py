@@ -15,10 +15,10 @@ from serialbench.catalog.registry import CaseFailed, prepare, select
 from serialbench.measure import timeloop
 
 VALUES = 5
-MIN_TIME = 0.02  # seconds per value: ten of the run's values
+PLAIN_MIN_TIME = 0.02  # seconds per value: ten of the run's values
 
 
-def time_op(name: str, case_dirs=(), values: int = VALUES, min_time: float = MIN_TIME) -> dict:
+def time_op(name: str, case_dirs=(), values: int = VALUES, min_time: float = PLAIN_MIN_TIME) -> dict:
     """{"name", "median" (seconds per op), "values", "loops"}, or {"name", "error"}."""
     _, _, kind, tier = name.split("/")
     benchmarks, cases = select(case_dirs, [name], tier, kind)

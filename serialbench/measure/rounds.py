@@ -53,7 +53,7 @@ class Settings:
     min_rounds: int  # before any benchmark may stop
     max_rounds: int  # the cap
     cycles: int  # values of a benchmark (each beside one of its floor) per round
-    min_time: float = schedule.MIN_TIME  # seconds per value
+    min_time: float = schedule.LOCKSTEP_MIN_TIME  # seconds per value
     loops: int | None = None  # given: no calibration
     max_seconds: float | None = None
 

@@ -31,7 +31,7 @@ from serialbench.measure import timeloop
 from serialbench.measure.sides import Side, worker_environment
 
 WORKER = Path(__file__).with_name("lockstep_worker.py")
-MIN_TIME = 0.002  # seconds per value: short, so that the values of a cycle are close in time
+LOCKSTEP_MIN_TIME = 0.002  # seconds per value: short, so that the values of a cycle are close in time
 BENCHMARK_SECONDS = 0.3  # per benchmark per round, all sides together: how many cycles fit
 # Cycles per benchmark per round: as many as fit in BENCHMARK_SECONDS, at most MAX_CYCLES. An op
 # too slow for MIN_CYCLES (50 ms or more a call, with two sides) gets the cycles that fit, at least
@@ -292,7 +292,7 @@ class Budget:
 
     looks: tuple[int, ...]  # round counts at which the undecided benchmarks are looked at
     max_seconds: float | None = None
-    min_time: float = MIN_TIME
+    min_time: float = LOCKSTEP_MIN_TIME
 
 
 def run_session(sides: Sequence[Side], names: Sequence[str], budget: Budget,

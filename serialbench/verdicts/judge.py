@@ -209,16 +209,19 @@ def selection(x: np.ndarray, min_effect: float = stats.MIN_EFFECT, alpha: float 
 # --- one session, by benchmark name ----------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Row:
+class Judged:
+    """A benchmark's verdict, by name: what the judge gives for each row of its table."""
+
     name: str
     verdict: stats.Verdict
 
 
 def verdict_at(out: dict[str, np.ndarray], index, modes=None) -> stats.Verdict:
     value = {key: float(out[key][index]) for key in ("change", "low", "high", "level", "detectable", "p_value")}
-    return stats.Verdict(value["change"], value["low"], value["high"], value["level"],
-                         None if math.isnan(value["detectable"]) else value["detectable"],
-                         stats.WORDS[int(out["word"][index])], int(out["rounds"][index]), value["p_value"], modes)
+    return stats.Verdict(change=value["change"], low=value["low"], high=value["high"], level=value["level"],
+                         detectable=None if math.isnan(value["detectable"]) else value["detectable"],
+                         word=stats.WORDS[int(out["word"][index])], rounds=int(out["rounds"][index]),
+                         p_value=value["p_value"], modes=modes)
 
 
 def mixed_needed(rounds: int) -> int:
@@ -280,10 +283,10 @@ class Judge:
         settled = self.tables.look(x, look_index, final, speeds)
         return {name for name in estimates if settled[0, self.index[name]] or not asked[0, self.index[name]]}
 
-    def rows(self) -> list[Row]:
+    def rows(self) -> list[Judged]:
         """The verdict of every benchmark looked at, in the order of `names`."""
         out = self.tables.finish()
-        return [Row(name, verdict_at(out, (0, self.index[name]), self.modes.get(name)))
+        return [Judged(name, verdict_at(out, (0, self.index[name]), self.modes.get(name)))
                 for name in self.names if name in self.estimates]
 
     def selection_row(self) -> stats.Verdict | None:
@@ -310,7 +313,7 @@ def selection_verdict(series: Sequence[Sequence[float]], first_look: int, min_ef
 def judge_paired(estimates: Mapping[str, Sequence[float]], looks: Sequence[int],
                  min_effect: float = stats.MIN_EFFECT, alpha: float = stats.ALPHA,
                  times: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
-                 final_at: int | None = None) -> tuple[list[Row], stats.Verdict | None]:
+                 final_at: int | None = None) -> tuple[list[Judged], stats.Verdict | None]:
     """The two files of one compare session: its looks replayed from each benchmark's rounds, so that
     `report BASE HEAD` prints the verdicts compare printed (the final flags depend only on each
     benchmark's looks, not on when it stopped). A benchmark with fewer rounds than the most stopped at the
@@ -332,7 +335,7 @@ def judge_paired(estimates: Mapping[str, Sequence[float]], looks: Sequence[int],
 
 def judge_unpaired(base: Mapping[str, Sequence[float]], head: Mapping[str, Sequence[float]],
                    min_effect: float = stats.MIN_EFFECT, alpha: float = stats.ALPHA
-                   ) -> tuple[list[Row], stats.Verdict | None]:
+                   ) -> tuple[list[Judged], stats.Verdict | None]:
     """Two independent runs: each benchmark's per-process median times on each side (pyperf's runs). One
     look, BH across the table, the same rule; two speeds when either side's runs cluster. The selection
     row: the median over benchmarks of their estimates (unpaired_selection)."""
@@ -348,10 +351,10 @@ def judge_unpaired(base: Mapping[str, Sequence[float]], head: Mapping[str, Seque
         low, high = e.interval(1 - a, flagged=flag or same)
         word = (stats.TWO_SPEEDS if speeds else (stats.SLOWER if e.direction > 0 else stats.FASTER) if flag
                 else stats.NO_CHANGE if same else undecided_word(low, high, min_effect))
-        rows.append(Row(name, stats.Verdict(
-            stats.fraction(e.estimate), stats.fraction(low), stats.fraction(high), 1 - a,
-            None if speeds else stats.detectable(e, alpha / len(names)), word, e.rounds,
-            e.p_equivalent if same else e.p_change, speeds)))
+        rows.append(Judged(name, stats.Verdict(
+            change=stats.fraction(e.estimate), low=stats.fraction(low), high=stats.fraction(high), level=1 - a,
+            detectable=None if speeds else stats.detectable(e, alpha / len(names)), word=word, rounds=e.rounds,
+            p_value=e.p_equivalent if same else e.p_change, modes=speeds)))
     return rows, unpaired_selection([e.estimate for e in evidence], min_effect, alpha)
 
 
@@ -387,8 +390,8 @@ def unpaired_selection(estimates: Sequence[float], min_effect: float = stats.MIN
                 low, high = min(low, tested), max(high, tested)
     word = ((stats.SLOWER if direction > 0 else stats.FASTER) if flagged
             else stats.NO_CHANGE if same else undecided_word(low, high, min_effect))
-    return stats.Verdict(stats.fraction(middle), stats.fraction(low), stats.fraction(high), 1 - a, None, word, m,
-                         p_eq if same else p)
+    return stats.Verdict(change=stats.fraction(middle), low=stats.fraction(low), high=stats.fraction(high),
+                         level=1 - a, detectable=None, word=word, rounds=m, p_value=p_eq if same else p)
 
 
 def undecided_word(low: float, high: float, min_effect: float) -> str:

@@ -22,7 +22,9 @@ from serialbench.verdicts.judge import Judge, judge_paired, judge_unpaired
 
 
 @dataclass(frozen=True)
-class Row:
+class Compared:
+    """A benchmark's verdict beside each side's median."""
+
     name: str
     base: float | None  # seconds per op: median over rounds (or runs) of each one's median value
     head: float | None
@@ -50,8 +52,8 @@ class PairedComparison:
         times = {name: (medians(base)[:rounds], medians(head)[:rounds]) for name, (base, head) in runs.items()}
         return self.judge.look(estimates, look_index, final, times)
 
-    def rows(self, session: Session) -> list[Row]:
-        return [Row(row.name, median_of_medians(session.runs[self.base][row.name]),
+    def rows(self, session: Session) -> list[Compared]:
+        return [Compared(row.name, median_of_medians(session.runs[self.base][row.name]),
                     median_of_medians(session.runs[self.head][row.name]), row.verdict)
                 for row in self.judge.rows() if row.name not in session.failed]
 
@@ -77,7 +79,7 @@ def median_of_medians(runs: Sequence[Run]) -> float | None:
 
 def compare_benchmarks(base: dict[str, pyperf.Benchmark], head: dict[str, pyperf.Benchmark], paired: bool,
                        min_effect: float = stats.MIN_EFFECT, final_at: int | None = None
-                       ) -> tuple[list[Row], stats.Verdict | None]:
+                       ) -> tuple[list[Compared], stats.Verdict | None]:
     """Rows of the benchmarks in both, and the selection row: paired by round (the files of one compare
     session, its looks replayed; `final_at`: the rounds of a look that was final because time ran out)
     or unpaired (two independent runs: one median per worker process)."""
@@ -95,11 +97,11 @@ def compare_benchmarks(base: dict[str, pyperf.Benchmark], head: dict[str, pyperf
     else:
         verdict_rows, selection = judge_unpaired({name: medians(pair[0]) for name, pair in runs.items()},
                                                  {name: medians(pair[1]) for name, pair in runs.items()}, min_effect)
-    return [Row(row.name, median_of_medians(runs[row.name][0]), median_of_medians(runs[row.name][1]), row.verdict)
+    return [Compared(row.name, median_of_medians(runs[row.name][0]), median_of_medians(runs[row.name][1]), row.verdict)
             for row in verdict_rows], selection
 
 
-def failing(rows: Sequence[Row], fail_on: str | None, selection: stats.Verdict | None = None) -> list[str]:
+def failing(rows: Sequence[Compared], fail_on: str | None, selection: stats.Verdict | None = None) -> list[str]:
     """What fails a --fail-on gate ('slower', or 'changed': slower or faster): the names of the rows, and
     'selection' when the whole selection's verdict does."""
     words = {"slower": {stats.SLOWER}, "changed": {stats.SLOWER, stats.FASTER}}.get(fail_on or "", set())

@@ -1,31 +1,49 @@
 """The memory pass's answer as `go test -benchmem` prints it: one line per benchmark, its median
 time per op beside B/op and allocs/op, then peak and retained; one table per input kind and
-direction. `memory` prints it when done, and the run's summary adds it when the file has a memory
-companion."""
+direction. `memory` prints it when done (and as Markdown and JSON: the same columns), and the run's
+summary adds it when the file has a memory companion."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Sequence
 
 from serialbench.catalog.inputs import tier_order
 from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import format_bytes, format_time
-from serialbench.core.tables import text_table
 from serialbench.results.files import Result
+from serialbench.views import columns as table
+from serialbench.views.columns import column, number
 from serialbench.views.grid import groups
 
-HEADER = ("benchmark", "time/op", "B/op", "allocs/op", "peak", "retained")
 LEGEND = ("B/op, allocs/op: bytes and allocation calls per op, Python's and native allocators (memray), "
           "the harness's own (baseline/noop) taken off; peak, retained: tracemalloc (Python's allocators "
           "and numpy), above the level before the op, and still held by its result.")
 
 
-def benchmem(selected: Sequence[Result]) -> str:
-    """The tables of the selected results that have memory figures; '' when none has."""
-    parts = []
+def _counted(result: Result) -> bool:
+    return result.memory.bytes_per_op is not None
+
+
+COLUMNS = [
+    column("name", "benchmark", lambda r: r.name, left=True, code=True),
+    column("median", "time/op", lambda r: format_time(r.median) if r.median is not None else "not timed",
+           lambda r: number(r.median)),
+    column("bytes_per_op", "B/op", lambda r: f"{round(r.memory.bytes_per_op):,}" if _counted(r) else "-",
+           lambda r: number(r.memory.bytes_per_op)),
+    column("allocs_per_op", "allocs/op", lambda r: f"{round(r.memory.allocs_per_op):,}" if _counted(r) else "-",
+           lambda r: number(r.memory.allocs_per_op)),
+    column("peak_bytes", "peak", lambda r: format_bytes(r.memory.peak_bytes), lambda r: r.memory.peak_bytes),
+    column("retained_bytes", "retained", lambda r: format_bytes(r.memory.retained_bytes),
+           lambda r: r.memory.retained_bytes),
+]
+
+
+def _tables(selected: Sequence[Result]):
+    """(title, rows) per input kind and direction; a row of None separates two formats."""
     for kind, direction, group in groups([r for r in selected if r.memory is not None]):
-        rows: list = [HEADER]
+        rows: list = []
         tiers = tier_order(r.tier for r in group)
         by_row: dict[str, list[Result]] = {}
         for result in sorted(group, key=lambda r: r.format != FLOOR[0]):  # baseline first, else file order
@@ -35,15 +53,22 @@ def benchmem(selected: Sequence[Result]) -> str:
             if previous is not None and row.split("/")[0] != previous:
                 rows.append(None)
             previous = row.split("/")[0]
-            rows.extend(_line(r) for r in sorted(results, key=lambda r: tiers.index(r.tier)))
-        parts.append(f"{kind}, {direction}: per op\n" + "\n".join(text_table(rows, rule=True)) + "\n")
+            rows.extend(sorted(results, key=lambda r: tiers.index(r.tier)))
+        yield f"{kind}, {direction}: per op", rows
+
+
+def benchmem(selected: Sequence[Result]) -> str:
+    """The tables of the selected results that have memory figures; '' when none has."""
+    parts = [f"{title}\n" + "\n".join(table.text(COLUMNS, rows, rule=True)) + "\n" for title, rows in _tables(selected)]
     return "\n".join(parts) + (textwrap.fill(LEGEND, 100) + "\n" if parts else "")
 
 
-def _line(result: Result) -> tuple[str, ...]:
-    memory = result.memory
-    counted = memory.bytes_per_op is not None
-    return (result.name, format_time(result.median) if result.median is not None else "not timed",
-            f"{round(memory.bytes_per_op):,}" if counted else "-",
-            f"{round(memory.allocs_per_op):,}" if counted else "-",
-            format_bytes(memory.peak_bytes), format_bytes(memory.retained_bytes))
+def benchmem_markdown(selected: Sequence[Result]) -> str:
+    parts = [f"### {title}\n\n" + "\n".join(table.markdown(COLUMNS, rows)) + "\n" for title, rows in _tables(selected)]
+    return "\n".join([*parts, LEGEND, ""])
+
+
+def benchmem_json(selected: Sequence[Result], memory_file: str) -> str:
+    return json.dumps({"memory_file": memory_file,
+                       "benchmarks": table.records(COLUMNS, [r for r in selected if r.memory is not None])},
+                      indent=1) + "\n"

@@ -6,9 +6,9 @@ from serialbench.catalog.inputs import tier_order
 from serialbench.core import stats
 from serialbench.core.formatting import format_change, format_time
 from serialbench.results.files import Result
-from serialbench.verdicts.files import Change
+from serialbench.verdicts.file_changes import Change
 from serialbench.views.grid import Cell, Table, groups, rows
-from serialbench.views.verdict_table import change_cell
+from serialbench.views.verdict_table import change_cell, legend
 
 
 def change_tables(changes: list[Change], min_effect: float, paired: bool) -> list[Table]:
@@ -19,7 +19,7 @@ def change_tables(changes: list[Change], min_effect: float, paired: bool) -> lis
         table = Table(
             f"{kind}, {direction}: BASE -> NEW, median time per op",
             f"Each cell: median BASE -> NEW, then the verdict and the estimated change (minimum effect "
-            f"{min_effect * 100:g}%). Marked: slower or faster. " + stats.legend(paired),
+            f"{min_effect * 100:g}%). Marked: slower or faster. " + legend(paired),
             columns,
         )
         for row, by_tier in rows(group, table):

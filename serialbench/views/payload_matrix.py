@@ -23,13 +23,13 @@ LEGEND = ("lossless: read back bit for bit by the format's own parser; refused [
 
 def payload_matrix(checks: Sequence[Check], words: Sequence[str]) -> str:
     """The payload checks as a matrix, then its numbered reasons; '' when no check is of a payload."""
-    checks = [c for c in checks if c.row.payload is not None]
+    checks = [c for c in checks if c.trial.payload is not None]
     if not checks:
         return ""
     notes: dict[str, int] = {}
     cells: dict[str, dict[str, str]] = {}
     for check in checks:
-        cells.setdefault(check.row.case.label, {})[check.row.input] = _cell(check, notes)
+        cells.setdefault(check.trial.case.label, {})[check.trial.input] = _cell(check, notes)
     rows: list = [("FORMAT/IMPL", *words)]
     previous = None
     for label, by_word in cells.items():
@@ -44,9 +44,9 @@ def payload_matrix(checks: Sequence[Check], words: Sequence[str]) -> str:
 
 
 def _cell(check: Check, notes: dict[str, int]) -> str:
-    verdict = check.verdict
-    if not check.row.declared:
-        return f"refused [{_note(check.row.refusal, notes)}]"
+    verdict = check.fidelity
+    if not check.trial.declared:
+        return f"refused [{_note(check.trial.refusal, notes)}]"
     if verdict.status == LOSSLESS:
         return "lossless"
     if verdict.status == UNCHECKED:

@@ -62,8 +62,15 @@ def paths(selected: list[Result]) -> list[Path]:
 
 def roundtrip_tables(selected: list[Result]) -> list[Table]:
     """A table per input kind that has at least one complete path at one tier; [] when none has."""
+    found = list(_blocks(selected))
+    rankings = _rankings(selected, found)
+    return [_table(kind, tiers, blocks, rankings) for kind, tiers, blocks in found]
+
+
+def _blocks(selected: list[Result]):
+    """(input kind, tiers, [(path, medians of each half by tier, sums by tier)]) for each kind that has
+    a complete path at one tier at least."""
     medians = {(r.format, r.impl, r.input, r.tier): r.median for r in selected if r.median is not None}
-    found = []
     protocols = paths(selected)
     for kind in dict.fromkeys(r.input for r in selected):
         tiers = tier_order(r.tier for r in selected if r.input == kind)
@@ -74,9 +81,18 @@ def roundtrip_tables(selected: list[Result]) -> list[Table]:
                 sums = [None if None in column else sum(column) for column in zip(*halves)]
                 blocks.append((path, halves, sums))
         if any(total is not None for _, _, sums in blocks for total in sums):
-            found.append((kind, tiers, blocks))
-    rankings = _rankings(selected, found)
-    return [_table(kind, tiers, blocks, rankings) for kind, tiers, blocks in found]
+            yield kind, tiers, blocks
+
+
+def round_trips(selected: list[Result]) -> list[dict]:
+    """The round-trip tables as data (report --json): per input kind and protocol, each tier's halves
+    (FORMAT/IMPL: seconds per op, None where not in the results) and their sum."""
+    return [{"input": kind, "protocol": path.label,
+             "tiers": {tier: {"halves": {"/".join(half) if half else direction: value
+                                         for half, direction, value in zip(path.halves, DIRECTIONS, column)},
+                              "sum": total}
+                       for tier, column, total in zip(tiers, zip(*halves), sums)}}
+            for kind, tiers, blocks in _blocks(selected) for path, halves, sums in blocks]
 
 
 def _rankings(selected: list[Result], found: list) -> dict[tuple[str, str], Ranking]:

@@ -1,7 +1,9 @@
-"""Machine-readable verdicts (`--json FILE`) of compare, sweep and bisect, and a sweep's read back (--merge).
+"""Machine-readable verdicts (`--json FILE`) of compare, report BASE NEW, sweep and bisect, and a
+sweep's read back (--merge).
 
-Changes are fractions (+0.05: 5% more time), times are seconds per op, verdicts are the table's
-words; a number that is not finite (an interval that a round or two cannot give) is null.
+The keys are the verdict columns' (views/verdict_table.py): the JSON has every column the tables
+have. Changes are fractions (+0.05: 5% more time), times are seconds per op, verdicts are the
+table's words; a number that is not finite (an interval that a round or two cannot give) is null.
 """
 
 from __future__ import annotations
@@ -11,49 +13,53 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from serialbench.core import stats
 from serialbench.core.errors import UsageError
 from serialbench.verdicts.bisection import Result
-from serialbench.verdicts.paired import Row
+from serialbench.verdicts.paired import Compared
 from serialbench.verdicts.steps import Step, Sweep, SweepRow
+from serialbench.views.columns import number as _number
+from serialbench.views.columns import records
+from serialbench.views.verdict_table import compare_columns, lines, verdict_columns
 
 SWEEP_FORMAT = 1
-
-
-def _number(value: float | None, digits: int = 6) -> float | None:
-    if value is None or not math.isfinite(value):
-        return None
-    return float(f"{value:.{digits}g}")
 
 
 def _dump(data: dict) -> str:
     return json.dumps(data, indent=1) + "\n"
 
 
-def compare_json(rows: Sequence[Row], base: str, head: str, min_effect: float,
-                 failed: Mapping[str, str] | None = None, selection=None) -> str:
+def compare_json(rows: Sequence[Compared], base: str, head: str, min_effect: float,
+                 failed: Mapping[str, str] | None = None, selection: stats.Verdict | None = None,
+                 paired: bool = True, fail_on: str | None = None, gate: Sequence[str] = ()) -> str:
+    """compare's verdicts (and report BASE NEW's): every row, the selection's, what was not compared,
+    and with --fail-on the rows that fail it (`gate`)."""
     return _dump({
-        "base": base, "head": head, "min_effect": min_effect,
-        "benchmarks": [{"name": row.name, "base_median": _number(row.base), "head_median": _number(row.head),
-                        **_verdict(row.verdict)} for row in rows],
-        "selection": _verdict(selection) if selection is not None else None,
+        "base": base, "head": head, "min_effect": min_effect, "paired": paired,
+        "benchmarks": records(compare_columns(base, head, paired), lines(rows)),
+        "selection": verdict_record(selection, paired) if selection is not None else None,
         "failed": dict(failed or {}),
+        "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None,
     })
 
 
-def _verdict(verdict) -> dict:
-    return {**_change(verdict.change, verdict.low, verdict.high, verdict.word, verdict.rounds),
-            "level": _number(verdict.level)}
+def verdict_record(verdict: stats.Verdict, paired: bool = True) -> dict:
+    """One verdict's keys, as every row has them."""
+    return records(verdict_columns(paired, of=lambda v: v), [verdict])[0]
 
 
-def _change(change: float, low: float, high: float, verdict: str, rounds: int) -> dict:
-    interval = low > -1  # -1 (-100%) stands for no interval
-    return {"change": _number(change), "low": _number(low) if interval else None,
-            "high": _number(high) if interval else None, "verdict": verdict, "rounds": rounds}
+# A step holds its word in `verdict` and no level: its verdict's columns read it as a stats.Verdict.
+def _as_verdict(step: Step) -> stats.Verdict:
+    return stats.Verdict(change=step.change, low=step.low, high=step.high, level=math.nan,
+                         detectable=None if math.isinf(step.detectable) else step.detectable, word=step.verdict,
+                         rounds=step.rounds, p_value=math.nan)
+
+
+STEP_COLUMNS = [c for c in verdict_columns(of=_as_verdict) if c.header != "level"]
 
 
 def _step(step: Step) -> dict:
-    return {"from": step.before, "to": step.after,
-            **_change(step.change, step.low, step.high, step.verdict, step.rounds)}
+    return {"from": step.before, "to": step.after, **records(STEP_COLUMNS, [step])[0]}
 
 
 def sweep_json(sweep: Sweep) -> str:

@@ -2,7 +2,8 @@
 
 Paired round by round when both files are the two sides of one compare session, unpaired (two
 independent runs) otherwise; the same engine, words and correction as `compare`
-(verdicts/paired.py). views/changes.py draws them as report's grids.
+(verdicts/paired.py). views/changes.py draws them as report's grids. (results/files.py reads the
+files; this module judges a pair of them.)
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from serialbench.verdicts import paired as paired_rows
 
 @dataclass
 class Change:
-    """One benchmark in BASE and NEW: medians, NEW/BASE ratio and the verdict of serialbench/stats.py."""
+    """One benchmark in BASE and NEW: medians, NEW/BASE ratio and the verdict of core/stats.py."""
 
     name: str
     base: Result
@@ -25,6 +26,7 @@ class Change:
     ratio: float | None  # median NEW / median BASE
     verdict: str  # a word of stats.WORDS; "not timed" when a side has no values
     change: float | None = None  # the engine's estimate, NEW/BASE - 1
+    judged: stats.Verdict | None = None  # the whole verdict (interval, level, detectable); None: not timed
 
 
 def changes_between(base: ResultFile, new: ResultFile, min_effect: float = stats.MIN_EFFECT,
@@ -44,7 +46,8 @@ def changes_between(base: ResultFile, new: ResultFile, min_effect: float = stats
     for b, n in pairs:
         verdict = verdicts.get(n.name)
         changes.append(Change(n.name, b, n, n.median / b.median if verdict else None,
-                              verdict.word if verdict else "not timed", verdict.change if verdict else None))
+                              verdict.word if verdict else "not timed", verdict.change if verdict else None,
+                              verdict))
     return changes, paired, selection
 
 

@@ -1,0 +1,88 @@
+"""verify's table: one line per case and input, what came back (lossless, lossy, rejected, unchecked).
+
+A kind or edge input that a case declares unsupported is run anyway, and its line gives the case's
+reason beside what the library did. Blank lines separate the cases. The same rows as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from serialbench.catalog.edge_inputs import EDGE_INPUTS
+from serialbench.catalog.fidelity import REJECTED, library_error
+from serialbench.catalog.roundtrip import Check, Trial
+from serialbench.views import columns as table
+from serialbench.views.columns import Column, column
+
+
+def verdict_text(c: Check) -> str:
+    if c.trial.declared:
+        return str(c.fidelity)
+    reason = c.trial.refusal or c.trial.case.unsupported.get(_stands_for(c.trial)) or "declared unsupported"
+    if c.fidelity.status == REJECTED:
+        return f"rejected: {reason} [run anyway: {library_error(c.fidelity.detail, limit=100)}]"
+    return f"{c.fidelity} [declared unsupported: {reason}]"
+
+
+def _stands_for(trial: Trial) -> str:
+    if trial.input in EDGE_INPUTS:
+        unsupported = trial.case.unsupported
+        return next((k for k in EDGE_INPUTS[trial.input].stands_for if k in unsupported), "")
+    return trial.input
+
+
+def _input_label(trial: Trial) -> str:
+    return f"{trial.input}/{trial.tier}" if trial.tier else trial.input
+
+
+COLUMNS: list[Column] = [
+    column("name", "", None, lambda c: c.trial.name),
+    Column("FORMAT/IMPL", lambda c: c.trial.case.label,
+           lambda c: {"format": c.trial.case.format, "impl": c.trial.case.impl}, left=True, code=True),
+    Column("INPUT", lambda c: _input_label(c.trial), lambda c: {"input": c.trial.input, "tier": c.trial.tier},
+           left=True),
+    Column("VERDICT", verdict_text, lambda c: {"fidelity": c.fidelity.status, "detail": c.fidelity.detail,
+                                               "text": verdict_text(c)}, left=True),
+    column("declared", "", None, lambda c: c.trial.declared),
+    column("timed", "", None, lambda c: c.trial.timed),
+]
+
+
+def _with_separators(checks: Sequence[Check]) -> list[Check | None]:
+    rows: list[Check | None] = []
+    previous = None
+    for c in checks:
+        if previous is not None and c.trial.case.label != previous:
+            rows.append(None)
+        previous = c.trial.case.label
+        rows.append(c)
+    return rows
+
+
+def format_table(checks: Sequence[Check]) -> str:
+    return "\n".join(table.text(COLUMNS, _with_separators(checks)))
+
+
+def markdown_table(checks: Sequence[Check], closing: str) -> str:
+    return "\n".join([*table.markdown(COLUMNS, checks), "", closing, ""])
+
+
+def verify_json(checks: Sequence[Check], closing: str) -> str:
+    failed = [c.trial.name for c in checks if c.failed]
+    return json.dumps({"checks": table.records(COLUMNS, checks), "timed": sum(c.trial.timed for c in checks),
+                       "failed": failed, "closing": closing}, indent=1) + "\n"
+
+
+def closing_line(checks: Sequence[Check]) -> str:
+    timed = [c for c in checks if c.trial.timed]
+    failed = [c for c in checks if c.failed]
+    if failed:
+        return (f"verify: {len(failed)} of {len(timed)} timing benchmarks are not lossless: "
+                f"{', '.join(c.trial.name for c in failed)}")
+    return f"verify: all {len(timed)} timing benchmarks are lossless"
+
+
+def edge_legend() -> str:
+    width = max(len(name) for name in EDGE_INPUTS)
+    return "\n".join(f"  {name:<{width}}  {edge.description}" for name, edge in EDGE_INPUTS.items())
