@@ -32,6 +32,7 @@ def eight(tmp_path_factory):
     return {"root": root, "cases": root / "cases", "env": env}
 
 
+@pytest.mark.slow
 def test_both_steps_of_eight_releases_are_found(eight):
     out = eight["root"] / "bisect.json"
     done = run_serialbench("bisect", "toylib", "1.0", "8.0", "-b", "lib/toylib/float32/10K", "--cases", eight["cases"],
@@ -199,6 +200,7 @@ def test_bisect_json_keys_as_exact_text():
                                             sessions))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", ["lib/*", "no/such/thing/1K"])
 def test_bisect_takes_exactly_one_benchmark(toy, pattern):
     done = run_serialbench("bisect", "toylib", "1.0", "4.0", "-b", pattern, "--cases", toy["cases"], env=toy["env"])

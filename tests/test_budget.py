@@ -1,6 +1,10 @@
 """budget: times serialbench's own commands; bad options are one-line errors."""
 
+import pytest
+
 from tests.helpers import assert_one_line_usage_error, serialbench
+
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
 
 
 def test_budget_times_one_format_and_reports_it_against_the_target():

@@ -41,6 +41,7 @@ def serialbench(*args, env):
                           capture_output=True, text=True, env={**os.environ, **env})
 
 
+@pytest.mark.slow
 def test_list_shows_size_specs_and_last_use_most_recent_first(cache, tmp_path):
     done = serialbench("list", env={"XDG_CACHE_HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
@@ -57,6 +58,7 @@ def test_prune_by_age_removes_the_unused_and_what_was_cut_short(cache):
     assert [item.directory.name for item in doomed] == ["aaaa", "dddd-x1y2"]
 
 
+@pytest.mark.slow
 def test_prune_to_a_size_removes_the_least_recently_used_first(cache, tmp_path):
     done = serialbench("prune", "--max-size", "3.5", env={"XDG_CACHE_HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
@@ -64,12 +66,14 @@ def test_prune_to_a_size_removes_the_least_recently_used_first(cache, tmp_path):
     assert done.stdout.splitlines()[-1] == "2 of 4 overlays removed (3.00 MB); 3.00 MB kept"
 
 
+@pytest.mark.slow
 def test_a_dry_run_removes_nothing(cache, tmp_path):
     done = serialbench("prune", "--all", "--dry-run", env={"XDG_CACHE_HOME": str(tmp_path)})
     assert done.stdout.count("would remove") == 4
     assert len(list(cache.iterdir())) == 4
 
 
+@pytest.mark.slow
 def test_an_overlay_in_use_is_touched_so_prune_keeps_it(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     key = overlays.overlay_key(["toylib==1.0"], overlays.interpreter_identity(sys.executable))
@@ -81,6 +85,7 @@ def test_an_overlay_in_use_is_touched_so_prune_keeps_it(tmp_path, monkeypatch):
     assert overlays.to_prune(overlays.cached_overlays(), keep_days=1, max_bytes=None) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["prune"], [], ["prune", "--keep-days", "x"], ["clean"]])
 def test_prune_without_a_rule_and_bad_input_are_one_line(args):
     done = subprocess.run([sys.executable, "-m", "serialbench", "cache", *args], cwd=PROJECT_ROOT,

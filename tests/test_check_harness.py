@@ -4,6 +4,8 @@ import json
 import random
 import statistics
 
+import pytest
+
 from serialbench.commands.check_harness import PROCESSES
 from serialbench.verdicts.harness import disagreement, verdict, verdicts
 from serialbench.views.harness_table import table_lines
@@ -77,6 +79,7 @@ def test_the_verdict_tells_a_biased_harness_from_process_noise():
     assert 0.1 < flag_rates(3, 1.0, rng)[1] < 0.2
 
 
+@pytest.mark.slow
 def test_the_three_harnesses_agree_on_a_copy_at_100k(tmp_path):
     # The benchmark whose run was 4.3x compare's (issue 24): memcpy's page-aliasing cliff, now off in
     # both harnesses' workers. Smallest settings; the bound is loose, a regression of that size is not.

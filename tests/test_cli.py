@@ -8,6 +8,8 @@ import pytest
 
 from tests.helpers import assert_one_line_usage_error, serialbench
 
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
+
 FIRST_CASES = [
     "baseline/tobytes", "baseline/noop",
     "tfserving-rest/json", "tfserving-rest/ujson", "tfserving-rest/orjson", "tfserving-rest/orjson-numpy",

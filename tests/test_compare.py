@@ -48,12 +48,14 @@ def row(stdout: str, name: str) -> str:
     return next(line for line in stdout.splitlines() if line.startswith(name))
 
 
+@pytest.mark.slow
 def test_the_case_doing_more_work_is_slower_and_the_unchanged_one_is_not_flagged(compared):
     done, _ = compared
     assert row(done.stdout, "toy/grows/float32/10K").endswith("slower"), done.stdout + done.stderr
     assert row(done.stdout, "toy/steady/float32/10K").endswith(("no change", "too noisy to tell"))
 
 
+@pytest.mark.slow
 def test_fail_on_slower_exits_1_and_names_the_slower_benchmark(compared):
     done, _ = compared
     assert done.returncode == 1
@@ -61,6 +63,7 @@ def test_fail_on_slower_exits_1_and_names_the_slower_benchmark(compared):
     assert done.stdout.splitlines()[-1] == "--fail-on slower: 2 slower: toy/grows/float32/10K, selection"
 
 
+@pytest.mark.slow
 def test_both_result_files_are_paired_and_give_the_same_verdicts(compared):
     _, written = compared
     assert len(written) == 2 and "results/compare-" in written[0]
@@ -73,6 +76,7 @@ def test_both_result_files_are_paired_and_give_the_same_verdicts(compared):
     assert [run.get_metadata()["serialbench_round"] for run in runs] == list(range(8))
 
 
+@pytest.mark.slow
 def test_a_gate_on_an_unchanged_selection_passes(toy_repo):
     done = run_serialbench("compare", "HEAD~1", "HEAD", "--cases", toy_repo / "cases", "-b", "toy/steady", *SMALL,
                            "--fail-on", "changed")
@@ -81,6 +85,7 @@ def test_a_gate_on_an_unchanged_selection_passes(toy_repo):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_the_work_tree_snapshot_has_uncommitted_changes_and_is_removed(toy_repo):
     toy = toy_repo / "cases" / "toy.py"
     committed = toy.read_text()
@@ -100,12 +105,14 @@ def test_the_work_tree_snapshot_has_uncommitted_changes_and_is_removed(toy_repo)
     assert len(listed.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_an_unknown_revision_is_one_line_and_exit_status_2(toy_repo):
     done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "no-such-branch", "--cases",
                            str(toy_repo / "cases"), "-b", "toy/*"], cwd=PROJECT_ROOT, capture_output=True)
     assert "no-such-branch" in assert_one_line_usage_error(done)
 
 
+@pytest.mark.slow
 def test_without_a_revision_or_an_environment_compare_says_what_to_give():
     done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "-b", "baseline/*"], cwd=PROJECT_ROOT,
                           capture_output=True)
@@ -124,6 +131,7 @@ def library_compared(library):
         os.remove(path)
 
 
+@pytest.mark.slow
 def test_a_library_version_doing_more_work_is_slower_and_an_unrelated_case_is_not_changed(library_compared):
     done, _ = library_compared
     assert done.returncode == 0, done.stdout + done.stderr
@@ -131,6 +139,7 @@ def test_a_library_version_doing_more_work_is_slower_and_an_unrelated_case_is_no
     assert row(done.stdout, "lib/plain/float32/10K").endswith(("no change", "too noisy to tell"))
 
 
+@pytest.mark.slow
 def test_the_table_and_the_result_files_name_each_side(library_compared):
     done, written = library_compared
     header = next(line for line in done.stdout.splitlines() if line.startswith("benchmark"))
@@ -144,6 +153,7 @@ def test_the_table_and_the_result_files_name_each_side(library_compared):
         assert f"toylib_{version}" in os.path.basename(path)
 
 
+@pytest.mark.slow
 def test_an_overlay_is_cached_and_a_second_call_installs_nothing(library, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", library["env"]["XDG_CACHE_HOME"])
     monkeypatch.setenv("PIP_NO_INDEX", "1")
@@ -154,6 +164,7 @@ def test_an_overlay_is_cached_and_a_second_call_installs_nothing(library, monkey
     assert not any("installing" in line for line in said[1 if first[2] else 0:])
 
 
+@pytest.mark.slow
 def test_a_local_checkout_is_installed_again_when_its_files_change(tmp_path):
     checkout_dir = tmp_path / "toylib"
     checkout_dir.mkdir()
@@ -165,6 +176,7 @@ def test_a_local_checkout_is_installed_again_when_its_files_change(tmp_path):
     assert overlays.overlay_key([str(checkout_dir)], identity) != before
 
 
+@pytest.mark.slow
 def test_a_spec_that_cannot_be_installed_is_one_line_naming_it(library):
     done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "--head-with", "no-such-package-xyz==1",
                            "-b", "baseline/tobytes/float32/1K"], cwd=PROJECT_ROOT, capture_output=True,
@@ -172,6 +184,7 @@ def test_a_spec_that_cannot_be_installed_is_one_line_naming_it(library):
     assert "cannot install 'no-such-package-xyz==1'" in assert_error_line(done)
 
 
+@pytest.mark.slow
 def test_two_interpreters_give_a_table(library):
     done = run_serialbench("compare", "--base-python", sys.executable, "--head-python", sys.executable,
                            "-b", "baseline/tobytes/float32/1K", "--rounds", "3")
@@ -182,6 +195,7 @@ def test_two_interpreters_give_a_table(library):
     assert f"BASE python {sys.version.split()[0]}" in header
 
 
+@pytest.mark.slow
 def test_an_interpreter_without_numpy_is_refused_before_any_timing(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
     done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "--head-python",
@@ -209,6 +223,7 @@ ROWS = [
 ]
 
 
+@pytest.mark.slow
 def test_markdown_is_written_and_never_over_an_existing_file(tmp_path):
     existing = tmp_path / "table.md"
     existing.write_text("kept")
@@ -300,6 +315,7 @@ def test_calibrate_measures_its_injected_work_once_per_variant_and_benchmark(tmp
     assert not (slowed.parent / "variant-00" / "measured.json").exists()  # each variant measures its own
 
 
+@pytest.mark.slow
 def test_overlay_manifest_lists_what_was_installed(library, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", library["env"]["XDG_CACHE_HOME"])
     monkeypatch.setenv("PIP_NO_INDEX", "1")
@@ -310,6 +326,7 @@ def test_overlay_manifest_lists_what_was_installed(library, monkeypatch):
 
 # --- issue 25: sides named by what they ran, refusals before timing, the selection, interrupts --------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("selection, said", [(["--tier", "5K"], "unknown tier 5K"),
                                              (["-b", "no-such-format/*"], "-b 'no-such-format/*' matches no")])
 def test_a_typo_in_the_selection_is_the_users_and_said_before_any_side_is_made(selection, said):
@@ -319,6 +336,7 @@ def test_a_typo_in_the_selection_is_the_users_and_said_before_any_side_is_made(s
     assert said in line and "HEAD" not in line and line.count("serialbench: error:") == 1
 
 
+@pytest.mark.slow
 def test_a_side_that_cannot_import_a_case_is_refused_before_timing_and_the_rest_goes_on(library, tmp_path):
     broken = broken_wheel(tmp_path, "0.9")
     done = run_serialbench("compare", "--base-with", broken, "--head-with", library["v1"], "--cases",
@@ -357,11 +375,13 @@ def test_sides_are_named_by_the_versions_they_imported_and_local_builds_are_mark
     assert [item.side.ran for item in named] == [("protobuf 6.33.6 (installed)",), ("protobuf 7.36.2 (installed)",)]
 
 
+@pytest.mark.slow
 def test_the_side_without_an_overlay_is_named_by_what_it_imported(library_compared):
     done, _ = library_compared
     assert "BASE: toylib 1.0; HEAD: toylib 2.0" in done.stderr
 
 
+@pytest.mark.slow
 def test_compare_result_files_record_date_machine_python_and_pyperf(library_compared):
     from serialbench.results.files import load
     from serialbench.views.timing import header_lines
@@ -373,6 +393,7 @@ def test_compare_result_files_record_date_machine_python_and_pyperf(library_comp
     assert "  side: toylib 2.0" in head
 
 
+@pytest.mark.slow
 def test_an_interrupted_compare_prints_its_table_writes_its_files_and_exits_130():
     process = subprocess.Popen([sys.executable, "-m", "serialbench", "compare", "--base-python", sys.executable,
                                 "--head-python", sys.executable, "-b", "baseline/tobytes/float32/1K", "--rounds", "40"],
@@ -394,6 +415,7 @@ def test_an_interrupted_compare_prints_its_table_writes_its_files_and_exits_130(
 
 # --- --with SPEC for the run, profile and verify ------------------------------------------------
 
+@pytest.mark.slow
 def test_a_plain_run_with_an_overlay_times_the_overlays_version(library, tmp_path):
     output = tmp_path / "run.json"
     done = run_serialbench("--with", library["v2"], "--cases", library["cases"], "-b", "lib/toylib", "--tier", "1K",
@@ -404,6 +426,7 @@ def test_a_plain_run_with_an_overlay_times_the_overlays_version(library, tmp_pat
     assert bench.get_metadata()["serialbench_with"] == "toylib 2.0"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["profile", "lib/toylib/float32/1K", "--seconds", "0.05"],
                                      ["verify", "-b", "lib/toylib"]])
 def test_profile_and_verify_take_an_overlay(library, command):

@@ -38,6 +38,7 @@ def assert_the_gate_names_the_row(done, data, markdown, verdict):
     assert "| `toy/grows/float32/10K` |" in markdown and verdict in markdown
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_compare_instructions_fails_the_gate_on_the_extra_copies_and_says_so_in_json(toy_repo, tmp_path):
     done, data, markdown = compare_count(toy_repo, tmp_path, "instructions")
@@ -47,12 +48,14 @@ def test_compare_instructions_fails_the_gate_on_the_extra_copies_and_says_so_in_
     assert (data["mode"], data["tolerance"]) == ("instructions", 0.01)
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_compare_cycles_fails_the_gate_on_the_extra_copies(toy_repo, tmp_path):
     done, data, markdown = compare_count(toy_repo, tmp_path, "cycles")
     assert_the_gate_names_the_row(done, data, markdown, "more cycles")
 
 
+@pytest.mark.slow
 def test_compare_memory_sees_three_more_copies_and_nothing_else(toy_repo, tmp_path):
     done, data, markdown = compare_count(toy_repo, tmp_path, "memory", "--min-effect", "50")
     assert_the_gate_names_the_row(done, data, markdown, "more allocations, more bytes")  # +300% is beyond 50%
@@ -79,6 +82,7 @@ def test_the_memory_verdict_has_a_stated_tolerance():
     assert memory_verdict(base, {"allocs_per_op": 1002.0, "bytes_per_op": 100_000.0}, relative=0.01) == "same"
 
 
+@pytest.mark.slow
 def test_one_count_at_a_time():
     assert_one_line_usage_error(serialbench("compare", "HEAD", "--cycles", "--memory"))
 

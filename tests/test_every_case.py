@@ -9,7 +9,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.helpers import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
 
 SCRIPT = """
 import json

@@ -17,6 +17,8 @@ import pytest
 
 from tests.helpers import PROJECT_ROOT
 
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
+
 SOURCES = ("serialbench", "cases", "pyproject.toml", "README.md")
 BENCHMARK = "msgpack/packb/float32/1K"
 

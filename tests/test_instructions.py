@@ -10,10 +10,10 @@ from serialbench.measure.instructions import count_instructions
 from serialbench.measure.sides import Side
 from tests.helpers import PROJECT_ROOT
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("valgrind") is None,
     reason="valgrind is not installed (apt-get install valgrind); compare --instructions needs it",
-)
+)]
 
 
 def test_two_runs_of_one_revision_agree_within_half_a_percent():

@@ -77,11 +77,13 @@ def test_json_cases_leave_byte_strings_out_and_say_why(impl):
     assert "kserve-json/json-b64" in case.unsupported["png"]
 
 
+@pytest.mark.slow
 def test_asking_for_a_png_in_json_is_answered_with_the_reason():
     line = assert_one_line_usage_error(serialbench("list", "-b", "kserve-json/json/png/1K"))
     assert "JSON cannot carry raw bytes; kserve-json/json-b64 sends them as base64" in line
 
 
+@pytest.mark.slow
 def test_list_prints_why_png_is_missing():
     done = serialbench("list", "-b", "kserve-json/*", "--tier", "1K", check=True)
     assert "kserve-json/json-b64/png/1K" in done.stdout.decode().split()

@@ -39,6 +39,7 @@ def run_python(script: str) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_verify_shows_kserve_refusing_a_png_in_a_binary_body_with_its_message():
     case = "triton-binary/decode-kserve"
     done = serialbench("verify", "-b", f"{case}/png", "-b", f"{case}/edge-bytes")
@@ -50,22 +51,26 @@ def test_verify_shows_kserve_refusing_a_png_in_a_binary_body_with_its_message():
     assert done.returncode == 0  # declared unsupported: shown, never timed
 
 
+@pytest.mark.slow
 def test_kserve_turns_utf8_bytes_of_a_binary_body_into_str():
     done = serialbench("verify", "-b", "triton-binary/decode-kserve/edge-bytes-empty")
     verdict = verify_rows(done.stdout)[("triton-binary/decode-kserve", "edge-bytes-empty")]
     assert verdict.startswith("lossy: image: bytes became str")
 
 
+@pytest.mark.slow
 def test_a_pngs_path_to_a_kserve_server_is_grpc():
     done = serialbench("verify", "-b", "kserve-grpc/decode-kserve/png", "--no-edge", "--input", "png,bytes-batch")
     assert set(verify_rows(done.stdout).values()) == {"lossless"}, done.stdout.decode()
 
 
+@pytest.mark.slow
 def test_a_kserve_worker_imports_kserve_and_a_join_worker_does_not():
     assert worker_imports("triton-binary/decode-kserve/float32/1K") == ["fastapi", "kserve", "pandas"]
     assert worker_imports("triton-binary/join/float32/1K") == []
 
 
+@pytest.mark.slow
 def test_the_run_times_every_kserve_decode_case(tmp_path):
     output = tmp_path / "run.json"
     done = serialbench(*SMALLEST, "-b", "*/decode-kserve*/float32/1K", "-o", output)
@@ -95,6 +100,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["tritonclient-first", "kserve-first"])
 def test_kserve_and_tritonclient_grpc_messages_share_a_process_in_either_order(order):
     done = subprocess.run([sys.executable, "-c", BOTH_LIBRARIES, order], cwd=PROJECT_ROOT, capture_output=True,
@@ -111,6 +117,7 @@ CASES = [Case("needs", "decode-server", ("float32",), lambda wire, payload: None
 '''
 
 
+@pytest.mark.slow
 def test_list_says_how_to_install_a_missing_server_library(tmp_path):
     (tmp_path / "needs.py").write_text(MISSING_LIBRARY)
     done = serialbench("list", "--cases", tmp_path, "-b", "triton-binary/join/float32/1K", "-b", "needs/*")

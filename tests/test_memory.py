@@ -122,6 +122,7 @@ def measured_run(tmp_path_factory):
     return path, done.stdout.decode(), done.stderr.decode()
 
 
+@pytest.mark.slow
 def test_the_pass_writes_a_companion_file_with_every_benchmark(measured_run):
     path, _, _ = measured_run
     data = json.loads(memory_path_for(path).read_text())
@@ -130,6 +131,7 @@ def test_the_pass_writes_a_companion_file_with_every_benchmark(measured_run):
     assert set(data["overhead"]) == {"baseline/tobytes", "baseline/noop", "triton-binary/join"}
 
 
+@pytest.mark.slow
 def test_the_harness_alone_allocates_about_nothing_once_its_overhead_is_taken_off(measured_run):
     path, _, _ = measured_run
     for tier in ("1K", "100K"):
@@ -137,6 +139,7 @@ def test_the_harness_alone_allocates_about_nothing_once_its_overhead_is_taken_of
         assert abs(noop.allocs_per_op) < 0.05 and abs(noop.bytes_per_op) < 5
 
 
+@pytest.mark.slow
 def test_the_pass_prints_b_per_op_and_allocs_per_op_as_go_test_benchmem(measured_run):
     path, stdout, stderr = measured_run
     lines = {line.split()[0]: line.split() for line in stdout.splitlines() if line.startswith("baseline/")}
@@ -145,6 +148,7 @@ def test_the_pass_prints_b_per_op_and_allocs_per_op_as_go_test_benchmem(measured
     assert stderr.splitlines()[-1] == f"memory: {memory_path_for(path)}"  # the file written, said on stderr
 
 
+@pytest.mark.slow
 def test_memcpy_retains_the_input_and_the_report_shows_it(measured_run):
     path, _, _ = measured_run
     results = load(path)
@@ -155,6 +159,7 @@ def test_memcpy_retains_the_input_and_the_report_shows_it(measured_run):
     assert "400 KB/op  1 allocs" in stdout and "retained 400 KB" in stdout
 
 
+@pytest.mark.slow
 def test_a_format_1_companion_still_loads_without_allocations(measured_run, tmp_path):
     path, _, _ = measured_run
     old = tmp_path / "old.json"
@@ -171,6 +176,7 @@ def test_a_format_1_companion_still_loads_without_allocations(measured_run, tmp_
     assert "retained 400 KB" in stdout and "KB/op" not in stdout
 
 
+@pytest.mark.slow
 def test_an_existing_companion_is_never_overwritten_its_figures_are_shown(measured_run, tmp_path):
     path, stdout, _ = measured_run
     before = memory_path_for(path).read_text()

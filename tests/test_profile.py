@@ -2,6 +2,8 @@
 
 import textwrap
 
+import pytest
+
 from serialbench.commands.profile import function_label
 from tests.helpers import assert_one_line_usage_error, serialbench
 
@@ -28,6 +30,7 @@ CASES = [Case("hot", "loop", ("float32",), setup)]
 '''
 
 
+@pytest.mark.slow
 def test_the_function_that_takes_the_time_is_at_the_top(tmp_path):
     (tmp_path / "hot.py").write_text(textwrap.dedent(HOT_CASE))
     done = serialbench("profile", "hot/loop/float32/1K", "--cases", tmp_path, "--top", "3", "--seconds", "0.3")
@@ -40,16 +43,19 @@ def test_the_function_that_takes_the_time_is_at_the_top(tmp_path):
     assert lines[3].split()[-3] == "1"  # calls per op
 
 
+@pytest.mark.slow
 def test_a_builtin_op_is_named_as_python_names_it():
     done = serialbench("profile", "baseline/tobytes/float32/100K", "--top", "1", "--seconds", "0.2")
     assert done.returncode == 0, done.stderr.decode()
     assert "method 'tobytes' of 'numpy.ndarray' objects" in done.stdout.decode().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_a_pattern_is_not_a_name():
     assert "one full name" in assert_one_line_usage_error(serialbench("profile", "baseline/*"))
 
 
+@pytest.mark.slow
 def test_the_raw_profile_is_saved_and_never_overwritten(tmp_path):
     out = tmp_path / "p.pstats"
     args = ["profile", "baseline/tobytes/float32/1K", "--seconds", "0.1", "-o", out]

@@ -3,8 +3,11 @@
 import re
 
 import pyperf
+import pytest
 
 from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench
+
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
 
 
 def write_example(tmp_path):

@@ -15,6 +15,8 @@ from serialbench.results.files import load
 from serialbench.verdicts.file_changes import changes_between as compare
 from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
 
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
+
 SELECTION = ["-b", "baseline/tobytes", "-b", "triton-binary/join", "-b", "triton-binary/struct-pack",
              "--input", "float32,png", "--tier", "1K,10K"]
 ROWS = ["baseline/tobytes", "triton-binary/struct-pack", "triton-binary/join"]

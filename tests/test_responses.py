@@ -121,6 +121,7 @@ print(json.dumps({"same": same, "tensorflow_init": "tensorflow" in sys.modules})
 """
 
 
+@pytest.mark.slow
 def test_response_direct_writes_make_tensor_proto_s_bytes_without_tensorflow_s_runtime():
     done = subprocess.run([sys.executable, "-c", TENSORFLOW_SCRIPT], cwd=PROJECT_ROOT, capture_output=True,
                           text=True, timeout=120)
@@ -157,6 +158,7 @@ def test_a_request_case_keeps_its_direction():
 
 # Heavy imports stay where they are called --------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["triton-binary/decode-response-tritonclient/float32/1K",
                                   "kserve-json/decode-response-tritonclient/float32/1K",
                                   "kserve-grpc/decode-response-tritonclient/float32/1K"])
@@ -173,6 +175,7 @@ print(json.dumps(sorted({n.split(".")[0] for n in sys.modules} & {"kserve", "fas
 """
 
 
+@pytest.mark.slow
 def test_finding_every_case_imports_no_library():
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(LIST_IMPORTS)], cwd=PROJECT_ROOT,
                           capture_output=True, text=True, timeout=60)

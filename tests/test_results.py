@@ -30,6 +30,7 @@ def edited(source, target, edit):
     return target
 
 
+@pytest.mark.slow
 def test_a_real_run_loads_with_its_metadata(result_file):
     results = load(result_file)
     assert [r.name for r in results.results] == [  # with the floor of int32x3 the run added
@@ -45,6 +46,7 @@ def test_a_real_run_loads_with_its_metadata(result_file):
     assert "numpy" in results.library_versions()
 
 
+@pytest.mark.slow
 def test_runs_appended_to_a_file_are_all_read(tmp_path):
     path = tmp_path / "appended.json"
     for _ in range(2):
@@ -54,6 +56,7 @@ def test_runs_appended_to_a_file_are_all_read(tmp_path):
     assert serialbench("report", path).returncode == 0
 
 
+@pytest.mark.slow
 def test_a_partial_run_loads_what_was_timed(tmp_path):
     cases = tmp_path / "cases"
     cases.mkdir()
@@ -72,6 +75,7 @@ def test_a_partial_run_loads_what_was_timed(tmp_path):
     assert [r.name for r in load(path).results] == ["baseline/tobytes/float32/1K"]
 
 
+@pytest.mark.slow
 def test_a_benchmark_whose_runs_only_warmed_up_has_no_median(result_file, tmp_path):
     def drop_values(data):
         for run in data["benchmarks"][0]["runs"]:
@@ -83,6 +87,7 @@ def test_a_benchmark_whose_runs_only_warmed_up_has_no_median(result_file, tmp_pa
     assert "not timed" in stdout
 
 
+@pytest.mark.slow
 def test_gzip_result_files_load(result_file, tmp_path):
     path = tmp_path / "run.json.gz"
     with gzip.open(path, "wt") as out:
@@ -91,6 +96,7 @@ def test_gzip_result_files_load(result_file, tmp_path):
     assert memory_path_for(path).name == "run.memory.json"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("problem, expected", [
     ("missing", "no such file"),
     ("directory", "is a directory"),
@@ -142,10 +148,12 @@ def test_refused_files_raise_one_usage_error(problem, expected, result_file, tmp
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.slow
 def test_the_command_line_prints_the_loader_error_as_one_line(tmp_path):
     assert "no such file" in assert_one_line_usage_error(serialbench("report", tmp_path / "absent.json"))
 
 
+@pytest.mark.slow
 def test_a_malformed_memory_companion_is_refused(result_file, tmp_path):
     path = tmp_path / "run.json"
     path.write_text(result_file.read_text())

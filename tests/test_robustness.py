@@ -68,6 +68,7 @@ def assert_broken_modules_reported(stderr: str, case_dir) -> None:
     assert "Traceback" not in stderr
 
 
+@pytest.mark.slow
 def test_broken_modules_are_reported_the_guard_refuses_a_lossy_case_and_the_rest_is_timed(case_dir, tmp_path):
     out = tmp_path / "run.json"
     done = serialbench(*SMALLEST, "--cases", case_dir, "-b", "sturdy/*/float32/1K",
@@ -82,6 +83,7 @@ def test_broken_modules_are_reported_the_guard_refuses_a_lossy_case_and_the_rest
     assert names == ["baseline/tobytes/float32/1K", "sturdy/raw/float32/1K"]
 
 
+@pytest.mark.slow
 def test_a_run_with_only_a_broken_module_beside_it_succeeds(case_dir, tmp_path):
     out = tmp_path / "run.json"
     done = serialbench(*SMALLEST, "--cases", case_dir, "-b", "sturdy/raw/float32/1K", "-o", out)
@@ -91,6 +93,7 @@ def test_a_run_with_only_a_broken_module_beside_it_succeeds(case_dir, tmp_path):
         "baseline/tobytes/float32/1K", "sturdy/raw/float32/1K"]
 
 
+@pytest.mark.slow
 def test_list_and_verify_report_broken_modules_and_go_on(case_dir):
     listed = serialbench("list", "--cases", case_dir, "-b", "sturdy/*", "--tier", "1K")
     assert listed.returncode == 0
@@ -118,6 +121,7 @@ def test_an_oversize_tier_is_refused_before_anything_is_allocated(monkeypatch):
     assert built == []
 
 
+@pytest.mark.slow
 def test_an_oversize_tier_is_reported_by_dump_verify_and_not_timed_by_run(tmp_path):
     env = {**os.environ, "SERIALBENCH_MAX_INPUT_BYTES": "1000"}
     name = "baseline/tobytes/float32/1K"
@@ -212,6 +216,7 @@ READERS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", list(READERS))
 def test_every_command_reading_results_gives_one_line_for_a_bad_file(command, good_results, tmp_path):
     import subprocess

@@ -17,6 +17,8 @@ from serialbench.measure.sides import Side
 from serialbench.views.progress import RoundProgress
 from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
 
+pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
+
 SELECTION = ["-b", "baseline/*/float32/1K", "-b", "triton-binary/join/int32x3/1K", "-b", "tfserving-rest/orjson/png/1K"]
 NAMES = ["baseline/tobytes/float32/1K", "baseline/tobytes/png/1K", "baseline/tobytes/int32x3/1K",
          "baseline/noop/float32/1K", "tfserving-rest/orjson/png/1K", "triton-binary/join/int32x3/1K"]

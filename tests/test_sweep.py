@@ -26,6 +26,7 @@ from tests.toys import LIBRARY, broken_wheel, make_wheel
 # tests (tests/test_html.py) draw the same sweep.
 
 
+@pytest.mark.slow
 def test_a_range_sweeps_every_release_and_finds_the_one_step_at_v3(swept):
     done, data = swept
     assert done.returncode == 0, done.stdout + done.stderr
@@ -37,6 +38,7 @@ def test_a_range_sweeps_every_release_and_finds_the_one_step_at_v3(swept):
     assert "lib/toylib/float32/10K: slower at 3.0, +" in done.stdout
 
 
+@pytest.mark.slow
 def test_every_side_is_timed_in_one_interleaved_session_and_writes_its_file(swept):
     done, _ = swept
     assert "1 benchmarks on 4 sides (1.0, 2.0, 3.0, 4.0)" in done.stderr
@@ -45,6 +47,7 @@ def test_every_side_is_timed_in_one_interleaved_session_and_writes_its_file(swep
                                                                         "4.0.json"]
 
 
+@pytest.mark.slow
 def test_a_side_whose_install_fails_is_named_and_left_out_and_one_that_refuses_a_case_skips_it(toy, tmp_path):
     broken = broken_wheel(tmp_path, "0.9")  # its import fails: lib/toylib is refused, lib/plain runs
     done = run_serialbench("sweep", broken, "toylib==1.0", "toylib==9.0", "toylib==3.0", "--cases", toy["cases"],
@@ -59,6 +62,7 @@ def test_a_side_whose_install_fails_is_named_and_left_out_and_one_that_refuses_a
     assert lines[1].split()[:2] == ["lib/toylib/float32/1K", "-"] and lines[2].startswith("lib/plain/float32/1K")
 
 
+@pytest.mark.slow
 def test_releases_of_a_range_come_from_the_local_index(toy, monkeypatch):
     for name, value in toy["env"].items():
         monkeypatch.setenv(name, value)
@@ -147,6 +151,7 @@ def test_a_merge_of_parts_from_different_cpus_warns_and_names_each_columns_machi
     assert "[B] ci-b: Intel Xeon 8375C, 4 CPUs" in text
 
 
+@pytest.mark.slow
 def test_a_file_that_is_not_a_sweeps_json_is_one_line(tmp_path):
     path = tmp_path / "other.json"
     path.write_text('{"base": "x"}')

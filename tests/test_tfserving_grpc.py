@@ -107,6 +107,7 @@ def test_several_inputs_give_the_same_message_as_direct(impl):
         assert body("wire", payload) == in_key_order(direct)
 
 
+@pytest.mark.slow
 def test_a_build_stage_dumps_the_body_of_its_full_case():
     done = serialbench("dump", "tfserving-grpc/direct-build/float32/1K")
     assert done.returncode == 0, done.stderr.decode()
@@ -153,6 +154,7 @@ print(json.dumps(sorted(name for name in sys.modules if name.split(".")[0] == "t
 """
 
 
+@pytest.mark.slow
 def test_protobuf_only_cases_never_start_the_tensorflow_runtime():
     done = subprocess.run([sys.executable, "-c", NO_TENSORFLOW_SCRIPT], cwd=PROJECT_ROOT,
                           capture_output=True, text=True, timeout=120)
@@ -172,33 +174,40 @@ def tensorflow_checks():
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_direct_bodies_are_built_before_tensorflow_is_imported(tensorflow_checks):
     assert tensorflow_checks["tensorflow_imported_early"] is False
 
 
+@pytest.mark.slow
 def test_the_tensorflow_cases_call_tf_make_tensor_proto_and_tf_make_ndarray(tensorflow_checks):
     assert tensorflow_checks["same_functions"] is True
 
 
+@pytest.mark.slow
 def test_make_tensor_proto_without_the_runtime_writes_what_the_full_import_writes(tensorflow_checks):
     assert tensorflow_checks["same_as_full_import"] and all(tensorflow_checks["same_as_full_import"].values()), \
         tensorflow_checks["same_as_full_import"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["float32", "png"])
 @pytest.mark.parametrize("tier", ["1K", "10K"])
 def test_direct_is_byte_identical_to_make_tensor_proto(tensorflow_checks, kind, tier):
     assert tensorflow_checks["identical"][f"{kind}/{tier}"] is True
 
 
+@pytest.mark.slow
 def test_make_tensor_proto_gives_direct_s_message_for_every_input(tensorflow_checks):
     assert all(tensorflow_checks["identical"].values()), tensorflow_checks["identical"]
 
 
+@pytest.mark.slow
 def test_tf_make_ndarray_reads_every_encode_case_back_to_its_input(tensorflow_checks):
     assert tensorflow_checks["make_ndarray_checked"] >= 40
     assert tensorflow_checks["make_ndarray_failures"] == []
 
 
+@pytest.mark.slow
 def test_decode_make_ndarray_returns_its_input(tensorflow_checks):
     assert tensorflow_checks["decode_failures"] == []

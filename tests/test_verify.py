@@ -84,6 +84,7 @@ def test_stdlib_json_keeps_nan_but_is_flagged_as_not_strict_json(cases):
     assert "not strict JSON" in result.detail
 
 
+@pytest.mark.slow
 def test_a_raw_png_in_a_json_only_body_is_rejected_and_fails_verify(faulty_dir):
     done = serialbench("verify", "--cases", faulty_dir, "-b", "faulty/raw-json")
     rows = verify_rows(done.stdout)
@@ -103,6 +104,7 @@ def test_an_input_a_case_declares_unsupported_is_run_shown_with_its_reason_and_n
         assert not any(row.timed for row in rows)
 
 
+@pytest.mark.slow
 def test_kserve_json_refuses_a_raw_png_with_its_reason():
     done = serialbench("verify", "-b", "kserve-json/json/png", "--no-edge")
     if done.returncode == 2:
@@ -124,6 +126,7 @@ def test_triton_binary_join_is_lossless_on_every_edge_input(cases):
     assert verdicts == {name: LOSSLESS for name in verdicts}
 
 
+@pytest.mark.slow
 def test_exit_status_1_names_every_case_that_is_not_lossless_on_a_timing_input(faulty_dir):
     done = serialbench("verify", "--cases", faulty_dir, "-b", "faulty/*", "--no-edge")
     rows = verify_rows(done.stdout)
@@ -135,6 +138,7 @@ def test_exit_status_1_names_every_case_that_is_not_lossless_on_a_timing_input(f
                     "faulty/half/float32/1K, faulty/decode-negated/float32/1K")
 
 
+@pytest.mark.slow
 def test_every_default_case_is_lossless_on_the_default_inputs():
     done = serialbench("verify")
     rows = verify_rows(done.stdout)
@@ -147,12 +151,14 @@ def test_every_default_case_is_lossless_on_the_default_inputs():
     assert rows[("baseline/noop", "float32/1K")] == "unchecked: no reference decoder"
 
 
+@pytest.mark.slow
 def test_no_edge_shows_the_timing_inputs_only_and_tier_picks_the_size():
     done = serialbench("verify", "-b", "triton-binary/join", "--no-edge", "--tier", "10K", "--input", "float64")
     assert done.returncode == 0, done.stderr.decode()
     assert set(verify_rows(done.stdout)) == {("triton-binary/join", "float64/10K")}
 
 
+@pytest.mark.slow
 def test_a_pattern_that_matches_nothing_is_a_one_line_usage_error():
     message = assert_one_line_usage_error(serialbench("verify", "-b", "no-such-format/*"))
     assert "'no-such-format/*' matches no case and input" in message
