@@ -9,6 +9,7 @@ the hidden entry point of the processes serialbench starts itself (commands/work
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import IO
 
@@ -66,7 +67,13 @@ def main(argv: list[str], stdout: IO[str] | None = None, stderr: IO[str] | None 
 
 
 def entry() -> None:
-    sys.exit(main(sys.argv[1:]))
+    try:
+        status = main(sys.argv[1:])
+        sys.stdout.flush()
+    except BrokenPipeError:  # `... | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 1
+    sys.exit(status)
 
 
 if __name__ == "__main__":

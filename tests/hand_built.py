@@ -74,3 +74,96 @@ ROUND_TRIP_RUN = [
     *one_inference("tfserving-rest", ("json", "decode-json", "response-json", "decode-response-json"),
                    [(100e-6, 100e-3), (50e-6, None), (100e-6, 100e-3), (60e-6, 60e-3)]),
 ]
+
+
+# --- tests/testdata: whole commands read these files --------------------------------------------
+
+def memory_companion(benches) -> dict:
+    """A memory pass's file for `benches`: B/op and allocs/op as one copy of the input (the floor) or
+    a few objects more, peak and retained of the same order."""
+    entries = {}
+    for bench in benches:
+        meta = bench.get_metadata()
+        size, impl = meta["input_bytes"], meta["serialbench_impl"]
+        copies = {"tobytes": 1, "packb": 2, "packb-buffer": 1, "decode-unpackb": 1}.get(impl, 1)
+        entries[bench.get_name()] = {"peak_bytes": copies * size + 512, "retained_bytes": size + 33, "calls": 5,
+                                     "bytes_per_op": copies * (size + 33), "allocs_per_op": 3.0 * copies,
+                                     "alloc_calls": 64}
+    return {"serialbench_memory": 2, "results_file": "run.json", "serialbench_commit": "0123456789abcdef",
+            "serialbench_dirty": 0, "python_version": "3.11.7", "calls": 5, "overhead": {}, "benchmarks": entries}
+
+
+SESSION_ROUNDS = 16
+# compare's two files of one session: HEAD's packb 10% slower in every round, decode-unpackb 10% faster,
+# the rest unchanged; each round's values wobble by a fixed pattern of a few tenths of a percent.
+SESSION_CHANGES = {"baseline/tobytes/float32/1K": (100e-9, 1.0), "msgpack/packb/float32/1K": (2e-6, 1.10),
+                   "msgpack/packb-buffer/float32/1K": (1.5e-6, 1.0),
+                   "msgpack/decode-unpackb/float32/1K": (0.8e-6, 0.90)}
+
+
+def session_file(side: str, version: str) -> list:
+    benches = []
+    for name, (seconds, change) in SESSION_CHANGES.items():
+        fmt, impl, kind, tier = name.split("/")
+        runs = []
+        for round_index in range(SESSION_ROUNDS):
+            wobble = [1 + ((round_index * 7 + cycle * 3 + len(side)) % 5 - 2) * 0.001 for cycle in range(3)]
+            values = [seconds * w * (change if side == "head" else 1.0) for w in wobble]
+            metadata = {"name": name, "serialbench_format": fmt, "serialbench_impl": impl, "serialbench_input": kind,
+                        "serialbench_tier": tier, "serialbench_direction": "decode" if impl.startswith("decode-")
+                        else "encode", "input_bytes": 4000, "payload_bytes": 4100, "loops": 100,
+                        "serialbench_commit": "0123456789abcdef", "serialbench_session": "0123456789ab",
+                        "serialbench_round": round_index, "serialbench_side": f"msgpack {version}",
+                        "date": "2026-11-30 12:00:00", "msgpack_version": version}
+            runs.append(pyperf.Run(values, metadata=metadata, collect_metadata=False))
+        benches.append(pyperf.Benchmark(runs))
+    return benches
+
+
+def sweep_parts():
+    """A sweep of tritonclient's releases in two parts (--shard 1/2 and 2/2): a step at 2.46.0."""
+    from serialbench.core import stats
+    from serialbench.verdicts.steps import Step, Sweep, SweepRow
+
+    def step(before, after, change, word, rounds=16):
+        return Step(before, after, change, change - 0.02, change + 0.02, word, rounds, 0.03)
+
+    releases = ["2.44.0", "2.45.0", "2.46.0", "2.47.0"]
+    machine = {"host": "ci", "cpu": "AMD EPYC 7B13", "cpus": 2, "python": "3.11.7"}
+    name = "triton-binary/tritonclient/int32x3/1M"
+    first = SweepRow(name, ("2.44.0", "2.45.0"), (3.78e-3, 3.77e-3),
+                     (step("2.44.0", "2.45.0", -0.002, stats.NO_CHANGE),),
+                     (step("2.44.0", "2.45.0", -0.002, stats.NO_CHANGE),))
+    second = SweepRow(name, ("2.44.0", "2.45.0", "2.46.0", "2.47.0"), (3.79e-3, 3.78e-3, 2.04e-3, 2.05e-3),
+                      (step("2.44.0", "2.45.0", -0.003, stats.NO_CHANGE),
+                       step("2.45.0", "2.46.0", -0.46, stats.FASTER), step("2.46.0", "2.47.0", 0.004, stats.NO_CHANGE)),
+                      (step("2.44.0", "2.45.0", -0.003, stats.NO_CHANGE),
+                       step("2.44.0", "2.46.0", -0.461, stats.FASTER), step("2.44.0", "2.47.0", -0.458, stats.FASTER)))
+    sides = ["2.44.0", "2.45.0", "2.46.0", "2.47.0"]
+    return [Sweep(["2.44.0", "2.45.0"], [first], 0.02, {s: machine for s in sides[:2]}, releases,
+                  ["2.44.0", "2.45.0"], (1, 2)),
+            Sweep(sides, [second], 0.02, {s: machine for s in sides}, releases, ["2.44.0", "2.46.0", "2.47.0"],
+                  (2, 2))]
+
+
+def write_testdata(directory) -> None:
+    """Write tests/testdata/ again (its files are committed: whole commands read them as a user's)."""
+    import json
+    from pathlib import Path
+
+    from serialbench.views.verdict_json import sweep_json
+
+    directory = Path(directory)
+    directory.mkdir(exist_ok=True)
+    pyperf.BenchmarkSuite(BASE_RUN).dump(str(directory / "run.json"), replace=True)
+    (directory / "run.memory.json").write_text(json.dumps(memory_companion(BASE_RUN), indent=1) + "\n")
+    for side, version in (("base", "1.0.8"), ("head", "1.1.2")):
+        pyperf.BenchmarkSuite(session_file(side, version)).dump(str(directory / f"compare-{side}.json"), replace=True)
+    for index, part in enumerate(sweep_parts(), start=1):
+        (directory / f"sweep-part-{index}.json").write_text(sweep_json(part))
+
+
+if __name__ == "__main__":
+    from tests.helpers import PROJECT_ROOT
+
+    write_testdata(PROJECT_ROOT / "tests" / "testdata")

@@ -14,7 +14,7 @@ from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import format_bytes, format_time
 from serialbench.results.files import Result
 from serialbench.views import columns as table
-from serialbench.views.columns import column, number
+from serialbench.views.columns import COUNT_DIGITS, column, number
 from serialbench.views.grid import groups
 
 LEGEND = ("B/op, allocs/op: bytes and allocation calls per op, Python's and native allocators (memray), "
@@ -31,9 +31,9 @@ COLUMNS = [
     column("median", "time/op", lambda r: format_time(r.median) if r.median is not None else "not timed",
            lambda r: number(r.median)),
     column("bytes_per_op", "B/op", lambda r: f"{round(r.memory.bytes_per_op):,}" if _counted(r) else "-",
-           lambda r: number(r.memory.bytes_per_op)),
+           lambda r: number(r.memory.bytes_per_op, COUNT_DIGITS)),
     column("allocs_per_op", "allocs/op", lambda r: f"{round(r.memory.allocs_per_op):,}" if _counted(r) else "-",
-           lambda r: number(r.memory.allocs_per_op)),
+           lambda r: number(r.memory.allocs_per_op, COUNT_DIGITS)),
     column("peak_bytes", "peak", lambda r: format_bytes(r.memory.peak_bytes), lambda r: r.memory.peak_bytes),
     column("retained_bytes", "retained", lambda r: format_bytes(r.memory.retained_bytes),
            lambda r: r.memory.retained_bytes),

@@ -39,8 +39,12 @@ def column(key: str, header: str, text: Callable[[Any], str] | None, value: Call
     return Column(header, text, json, legend, left, code)
 
 
+COUNT_DIGITS = 12  # a count (bytes, allocations, instructions) keeps every digit
+
+
 def number(value: float | None, digits: int = 6) -> float | None:
-    """A number for JSON: `digits` significant digits; None for a missing or non-finite one."""
+    """A number for JSON: `digits` significant digits (a measurement: 6; a count: COUNT_DIGITS);
+    None for a missing or non-finite one."""
     if value is None or not math.isfinite(value):
         return None
     return float(f"{value:.{digits}g}")

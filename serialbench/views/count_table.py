@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from serialbench.core.formatting import format_change
 from serialbench.verdicts.counts import UNITS, Counted
 from serialbench.views import columns as table
-from serialbench.views.columns import Column, column, number
+from serialbench.views.columns import COUNT_DIGITS, Column, column, number
 
 EVENTS = {"instructions": ("Ir",), "L1 misses": ("I1mr", "D1mr", "D1mw"), "LL misses": ("ILmr", "DLmr", "DLmw")}
 
@@ -32,10 +32,14 @@ def _event_text(row: Counted, events: tuple[str, ...]) -> str:
     return f"{new:,.0f}" + (f" ({format_change(new / old - 1)})" if old > 0 else "")
 
 
+def _count(value: float | None) -> float | None:
+    return number(value, COUNT_DIGITS)
+
+
 def _event_column(header: str, events: tuple[str, ...]) -> Column:
     key = header.replace(" ", "_").lower()
     return Column(header, lambda row: _event_text(row, events),
-                  lambda row: dict(zip((f"base_{key}", f"head_{key}"), map(number, _events(row, events)))))
+                  lambda row: dict(zip((f"base_{key}", f"head_{key}"), map(_count, _events(row, events)))))
 
 
 def count_columns(mode: str, base: str, head: str, tolerance: float) -> list[Column]:
@@ -43,19 +47,19 @@ def count_columns(mode: str, base: str, head: str, tolerance: float) -> list[Col
     verdict = column("verdict", "verdict", lambda row: row.verdict, left=True)
     if mode == "memory":
         return [name,
-                column("base", "BASE B/op", lambda row: f"{row.base:,.0f}", lambda row: number(row.base)),
-                column("head", "HEAD B/op", lambda row: f"{row.head:,.0f}", lambda row: number(row.head)),
+                column("base", "BASE B/op", lambda row: f"{row.base:,.0f}", lambda row: _count(row.base)),
+                column("head", "HEAD B/op", lambda row: f"{row.head:,.0f}", lambda row: _count(row.head)),
                 column("change", "change", lambda row: _difference(row.base, row.head), lambda row: number(row.change)),
                 column("base_allocs", "BASE allocs/op", lambda row: f"{row.base_allocs:,.1f}",
-                       lambda row: number(row.base_allocs)),
+                       lambda row: _count(row.base_allocs)),
                 column("head_allocs", "HEAD allocs/op", lambda row: f"{row.head_allocs:,.1f}",
-                       lambda row: number(row.head_allocs)),
+                       lambda row: _count(row.head_allocs)),
                 column("allocs_change", "change", lambda row: _difference(row.base_allocs, row.head_allocs),
                        lambda row: number(row.allocs_change)),
                 verdict]
     counts = [name,
-              column("base", f"BASE {base}", lambda row: f"{row.base:,.0f}", lambda row: number(row.base)),
-              column("head", f"HEAD {head}", lambda row: f"{row.head:,.0f}", lambda row: number(row.head)),
+              column("base", f"BASE {base}", lambda row: f"{row.base:,.0f}", lambda row: _count(row.base)),
+              column("head", f"HEAD {head}", lambda row: f"{row.head:,.0f}", lambda row: _count(row.head)),
               column("change", "change", lambda row: f"{row.change * 100:+.2f}%", lambda row: number(row.change))]
     if mode == "cycles":
         counts += [_event_column(header, events) for header, events in EVENTS.items()]

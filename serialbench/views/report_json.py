@@ -17,7 +17,7 @@ from serialbench.verdicts.costmodel import fits
 from serialbench.verdicts.file_changes import Change
 from serialbench.verdicts.paired import Compared
 from serialbench.views import columns as table
-from serialbench.views.columns import Column, column, number
+from serialbench.views.columns import COUNT_DIGITS, Column, column, number
 from serialbench.views.roundtrip import round_trips
 from serialbench.views.verdict_json import compare_json
 
@@ -34,7 +34,8 @@ def result_columns(results: ResultFile) -> list[Column]:
         ("mb_per_s", lambda r: number(r.throughput_mb_s)), ("input_bytes", lambda r: r.input_bytes),
         ("payload_bytes", lambda r: r.payload_bytes), ("values", lambda r: len(r.values)),
         ("memory", lambda r: None if r.memory is None else {
-            "bytes_per_op": number(r.memory.bytes_per_op), "allocs_per_op": number(r.memory.allocs_per_op),
+            "bytes_per_op": number(r.memory.bytes_per_op, COUNT_DIGITS),
+            "allocs_per_op": number(r.memory.allocs_per_op, COUNT_DIGITS),
             "peak_bytes": r.memory.peak_bytes, "retained_bytes": r.memory.retained_bytes}),
     )]
 
