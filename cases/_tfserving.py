@@ -158,7 +158,7 @@ def little_endian(array: np.ndarray) -> np.ndarray:
 class BuiltMessage:
     """What a `-build` stage returns: the message, built and not serialised.
 
-    The harness takes a body from any output with `__bytes__` (serialbench/fidelity.py), and
+    The harness takes a body from any output with `__bytes__` (serialbench/catalog/fidelity.py), and
     calls it outside the timed region: for `dump`, `payload_bytes` and the round-trip check.
     """
 

@@ -8,6 +8,7 @@ functions count too: a lazy import is still a dependency.
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,17 @@ def test_the_rule_catches_an_upward_import(tmp_path):
     probe.write_text("def f():\n    from serialbench.views import grid\n")
     (imported, fallback), = [item for item in imports(probe) if item[0] == "serialbench.views.grid"]
     assert layer(imported) > layer("serialbench.core.stats") and not fallback
+
+
+# A path named in the text, `serialbench/catalog/registry.py` or (inside the package) `catalog/registry.py`.
+NAMED_PATH = re.compile(r"(?<![\w./-])((?:serialbench|cases|tests|results|core|catalog|measure|verdicts|views|commands)"
+                        r"/[\w/]*\w\.py)\b")
+
+
+@pytest.mark.parametrize("path", sorted([*PACKAGE.rglob("*.py"), *(PROJECT_ROOT / "cases").glob("*.py")]),
+                         ids=lambda p: str(p.relative_to(PROJECT_ROOT)))
+def test_the_module_paths_that_the_code_names_exist(path):
+    """Docstrings and comments that point to a module stay true when modules move."""
+    named = {found for found in NAMED_PATH.findall(path.read_text())}
+    missing = [name for name in named if not (PROJECT_ROOT / name).exists() and not (PACKAGE / name).exists()]
+    assert not missing, f"{path.name} names {missing}, which do not exist"

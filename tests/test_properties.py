@@ -1,6 +1,6 @@
 """Property tests: hypothesis looks for an input that breaks what `verify` says is lossless.
 
-For each case, the edge inputs it round-trips losslessly (serialbench/edge_inputs.py) define its
+For each case, the edge inputs it round-trips losslessly (serialbench/catalog/edge_inputs.py) define its
 domain: the dtypes, shapes, memory layouts and special float values it claims to carry. Within
 that domain hypothesis draws small arrays (and byte strings, for cases that carry them) and checks
 decode(encode(x)) == x bit for bit, with the same check `verify` and the runner's guard use.

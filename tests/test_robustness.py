@@ -1,6 +1,6 @@
 """Odd environments: broken case modules, cases whose output does not round-trip, oversize inputs.
 
-The runner's guard (serialbench/registry.py `prepare`) decodes each case's output once before
+The runner's guard (serialbench/catalog/registry.py `prepare`) decodes each case's output once before
 timing it; a case module that does not import is skipped by discovery. In both, the rest of the
 run goes on and writes its results.
 """
@@ -148,7 +148,7 @@ def serialbench_env(env, *args):
 
 
 # Bad result files --------------------------------------------------------------------------------
-# Every command that reads result files (through serialbench/results.py) answers a file it cannot
+# Every command that reads result files (through serialbench/results/files.py) answers a file it cannot
 # use with one line and exit status 2, never a traceback. A command not in this version is skipped.
 
 def command_line(command: str) -> list[str] | None:

@@ -451,7 +451,7 @@ def look_shares(looks: Sequence[int], table_size: int,
     0.05 / 80) spends nothing. Equivalence: shares growing 1:2:3:4, so that the last look, which decides
     what is left, keeps most, and the first still confirms a quiet benchmark (eight rounds inside
     +-theta give p = 2^-8, within alpha * 0.1; the doubling shares used before, 0.045 at 8 rounds,
-    could not). REPORT.md measures the other splits tried."""
+    could not). tests/test_stats.py checks the error rates the shares give on simulated sessions."""
     count = len(looks)
     if count == 0:
         return (), ()
@@ -585,7 +585,8 @@ def two_speeds(times: Sequence[float]) -> Modes | None:
     """Whether one side's per-round times (each round's median: one process each) fall in two clusters:
     each holding at least TWO_SPEED_SHARE of the rounds (and 3), their medians between TWO_SPEED_GAP and
     SPOILED apart, their means TWO_SPEED_SEPARATION within-cluster standard deviations apart. Unimodal
-    noise, heavy-tailed or drifting, rarely looks so (REPORT.md). Fewer than 8 rounds: None."""
+    noise, heavy-tailed or drifting, rarely looks so (tests/test_stats.py simulates it). Fewer than 8
+    rounds: None."""
     t = _finite_positive(times, "times")
     found, split, order = two_speeds_batch(t[np.newaxis])
     if not found[0]:

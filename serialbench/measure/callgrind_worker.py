@@ -1,7 +1,7 @@
 """compare --instructions' worker: prepare one benchmark, then count its calls under callgrind.
 
 Run as `PYTHON -P callgrind_worker.py REQUEST` under valgrind, with the side's serialbench first
-on PYTHONPATH (serialbench/instructions.py). A first region of one call chooses how many calls
+on PYTHONPATH (serialbench/measure/instructions.py). A first region of one call chooses how many calls
 make a region long enough; then regions of K and 2K calls, each inside `sys.call_tracing`, whose
 C function toggles collection and dumps the count when it returns.
 """

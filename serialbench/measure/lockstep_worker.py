@@ -1,6 +1,6 @@
 """compare's worker: one long-lived process per side per round, timing values when told to.
 
-Started by serialbench/schedule.py as `PYTHON -P lockstep_worker.py CONFIG` with the side's own
+Started by measure/schedule.py as `PYTHON -P lockstep_worker.py CONFIG` with the side's own
 serialbench first on PYTHONPATH (its revision, behind its library overlay), so that the cases,
 `prepare` and the libraries are the side's, while this file and the timed loop (timeloop.py,
 loaded by path from beside this file) are the comparing serialbench's: both sides run the same

@@ -1,6 +1,6 @@
 """The interleaved schedule: rounds of lockstep workers, one per side, timing values in alternation.
 
-A round starts one worker process per side (serialbench/lockstep_worker.py), all alive at once.
+A round starts one worker process per side (measure/lockstep_worker.py), all alive at once.
 For each benchmark, in an order shuffled per round (the same for every side), every side prepares
 it, then the sides take one value each in turn, a cycle at a time, in the same order every cycle
 of the round: values of one cycle are milliseconds apart, so the machine's speed, which here
