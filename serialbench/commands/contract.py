@@ -59,9 +59,10 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
     def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        """--help and --version (argparse prints them to sys.stdout) go to the command's stdout."""
         if message:
-            (self.stdout if self.stdout is not None and file in (None, sys.stdout) else file or sys.stderr).write(
-                message)
+            file = sys.stdout if file is None else file
+            (self.stdout if self.stdout is not None and file is sys.stdout else file).write(message)
 
     def add_output(self, *flags: str, help: str, metavar: str = "FILE", dest: str | None = None,  # noqa: A002
                    group: argparse._ArgumentGroup | None = None):
