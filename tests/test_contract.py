@@ -73,3 +73,12 @@ def test_an_output_is_written_only_when_asked_and_said_on_stderr(tmp_path):
     out.write("markdown", lambda: pytest.fail("built although not asked for"))
     assert (tmp_path / "a.json").read_text() == "{}\n"
     assert out.stderr.getvalue() == f"JSON: {tmp_path / 'a.json'}\n" and out.stdout.getvalue() == ""
+
+
+def test_a_folder_output_may_exist_when_it_is_empty(tmp_path):
+    assert contract.claim(tmp_path, "-o", folder=True) == tmp_path
+    (tmp_path / "page.html").write_text("old")
+    with pytest.raises(contract.UsageError, match="exists and is never overwritten"):
+        contract.claim(tmp_path, "-o", folder=True)
+    with pytest.raises(contract.UsageError, match="exists and is never overwritten"):
+        contract.claim(tmp_path / "page.html", "-o", folder=True)

@@ -34,11 +34,12 @@ from serialbench.core.errors import UsageError
 KINDS = {"json": "JSON", "markdown": "Markdown"}
 
 
-def claim(path: str | os.PathLike, what: str) -> Path:
+def claim(path: str | os.PathLike, what: str, folder: bool = False) -> Path:
     """The never-overwrite policy, in one place: a file serialbench writes must not exist yet, and its
-    directory must. `what` names it in the message: the option (`--json`), or the file's role."""
+    directory must; a folder it fills (`folder`) may exist when it is empty. `what` names it in the
+    message: the option (`--json`), or the file's role."""
     path = Path(path)
-    if os.path.lexists(path):
+    if os.path.lexists(path) and not (folder and path.is_dir() and not any(path.iterdir())):
         raise UsageError(f"{what} {path} exists and is never overwritten; give a new name, or remove it first")
     directory = path.absolute().parent
     if not directory.is_dir():
@@ -52,7 +53,8 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, command: str, description: str, **kwargs):
         super().__init__(prog=f"python -m serialbench {command}".rstrip(), description=description, **kwargs)
-        self.outputs: dict[str, str] = {}  # dest -> the option's first flag, for the message
+        self.outputs: dict[str, str] = {}  # dest -> the option's flag, for the message
+        self.folders: set[str] = set()  # the outputs that are folders (new, or empty)
         self.stdout: IO[str] | None = None  # where --help goes (the Output's stdout)
 
     def error(self, message: str):
@@ -65,11 +67,13 @@ class Parser(argparse.ArgumentParser):
             (self.stdout if self.stdout is not None and file is sys.stdout else file).write(message)
 
     def add_output(self, *flags: str, help: str, metavar: str = "FILE", dest: str | None = None,  # noqa: A002
-                   group: argparse._ArgumentGroup | None = None):
-        """An option that names a file the command writes: claimed before any work (never overwritten).
-        `group`: the argument group --help lists it in."""
+                   folder: bool = False, group: argparse._ArgumentGroup | None = None):
+        """An option that names a file (or, `folder`, a folder) the command writes: claimed before any
+        work, never overwritten. `group`: the argument group --help lists it in."""
         action = (group or self).add_argument(*flags, metavar=metavar, dest=dest, help=help)
         self.outputs[action.dest] = flags[-1] if flags[-1].startswith("--") else flags[0]
+        if folder:
+            self.folders.add(action.dest)
         return action
 
     def add_json(self, what: str):
@@ -157,7 +161,8 @@ def parse(command: str, module: ModuleType, argv: list[str], out: Output):
     cli.stdout = out.stdout
     args = cli.parse_args(argv)
     args.argv = list(argv)  # for a command that runs itself again (with --with's overlay)
-    out.files = {dest: (claim(getattr(args, dest), flag) if getattr(args, dest, None) else None)
+    out.files = {dest: (claim(getattr(args, dest), flag, dest in getattr(cli, "folders", ()))
+                        if getattr(args, dest, None) else None)
                  for dest, flag in cli.outputs.items()}
     return args
 
