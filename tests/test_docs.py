@@ -309,6 +309,7 @@ def documented(document: str, command: str) -> list[str]:
     return shlex.split(command)[3:]
 
 
+@pytest.mark.slow
 def test_the_list_example_runs(tmp_path):
     argv = documented("docs/reference/formats.md", "python -m serialbench list -b 'kserve-grpc/*response*/float32/1K'")
     done = serialbench(*argv, check=True)
@@ -318,6 +319,7 @@ def test_the_list_example_runs(tmp_path):
                                             "kserve-grpc/decode-response-raw/float32/1K"]
 
 
+@pytest.mark.slow
 def test_the_own_cases_example_runs_and_reports(tmp_path):
     text = (PROJECT_ROOT / "docs/guides/own-cases.md").read_text()
     code = re.search(r"```python\n(# mycases/npy.py.*?)```", text, re.S).group(1)
@@ -336,6 +338,7 @@ def test_the_own_cases_example_runs_and_reports(tmp_path):
     assert "npy/save" in done.stdout.decode()
 
 
+@pytest.mark.slow
 def test_the_verify_example_runs():
     argv = documented("docs/guides/choosing-a-protocol.md",
                       "python -m serialbench verify -b 'kserve-json/*' --no-edge --tier 1M --input float64")

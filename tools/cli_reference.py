@@ -5,10 +5,8 @@ from what the parsers say (tests/test_docs.py runs the same comparison). The pag
 parsers' actions, not from argparse's `--help` text, whose layout changes between Python versions and
 terminal widths: what a page shows is then the same on every machine.
 
-`parser_of(command)` is the one place that knows how a command's parser is obtained. Today some
-commands build theirs in `make_cli()` (the run among them), and the others inside `run()`; for
-those, the parser is taken at its first `parse_args` call and nothing else of the command runs.
-When every command declares its arguments one way (issue 30), only this function changes.
+`parser_of(command)` is the one place that knows how a command's parser is obtained: the command
+contract's (serialbench/commands/contract.py), on which every command declares its arguments.
 """
 
 from __future__ import annotations
@@ -24,18 +22,6 @@ from unittest import mock
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "reference" / "cli.md"
 
-class _Taken(Exception):
-    """Carries the parser out of a command's run() at its first parse_args call."""
-
-    def __init__(self, parser: argparse.ArgumentParser):
-        super().__init__(parser.prog)
-        self.parser = parser
-
-
-def _take_parser(self, args=None, namespace=None):
-    raise _Taken(self)
-
-
 @contextlib.contextmanager
 def _machine_free():
     """Defaults that name this machine's paths read as the documented ones (cache's ~/.cache)."""
@@ -47,17 +33,11 @@ def _machine_free():
 def parser_of(command: str) -> argparse.ArgumentParser:
     """The argparse parser of `python -m serialbench COMMAND`, built as the command builds it."""
     from serialbench.__main__ import COMMANDS
+    from serialbench.commands.contract import make_parser
 
     module = importlib.import_module("serialbench.commands." + COMMANDS[command][0])
     with _machine_free():
-        if hasattr(module, "make_cli"):
-            return module.make_cli()
-        with mock.patch.object(argparse.ArgumentParser, "parse_args", _take_parser):
-            try:
-                module.run([])
-            except _Taken as taken:
-                return taken.parser
-    raise RuntimeError(f"{command}: run() returned without parsing its arguments")
+        return make_parser(command, module)
 
 
 def _help(action: argparse.Action, prog: str) -> str:

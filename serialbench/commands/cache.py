@@ -16,7 +16,7 @@ from serialbench.measure import overlays
 from serialbench.views.cache_table import describe, listing
 
 DESCRIPTION = ("List or prune the library overlays installed for --with, compare's --*-with, sweep and bisect "
-               f"(in {overlays.cache_root()}).")
+               "(in $XDG_CACHE_HOME/serialbench/overlays, by default ~/.cache/serialbench/overlays).")
 
 
 def arguments(cli: Parser) -> None:
