@@ -18,12 +18,10 @@ from pathlib import Path
 import pyperf
 import pytest
 
-from serialbench.__main__ import main
-from serialbench.core.errors import UsageError
 from serialbench.results import kinds
 from serialbench.views import site
 from tests import browser
-from tests.helpers import PROJECT_ROOT
+from tests.helpers import PROJECT_ROOT, in_process
 
 EVIL_IMPL = '<img src=x onerror="window.pwned=1">'
 EVIL_FORMAT = "<script>window.pwned=2</script>"  # its '/' is one more word separator: the name still loads
@@ -128,12 +126,13 @@ def test_a_malformed_or_foreign_file_is_named_in_one_line_and_the_rest_is_built(
     assert (out / "index.html").exists() and (out / "assets" / "plotly-basic.min.js").exists()
 
 
-def test_the_command_refuses_a_folder_that_is_not_empty_and_reports_what_it_built(folder, tmp_path, capsys):
+def test_the_command_refuses_a_folder_that_is_not_empty_and_reports_what_it_built(folder, tmp_path):
     (tmp_path / "old.html").write_text("")
-    with pytest.raises(UsageError, match="is not empty"):
-        main(["html", str(folder), "-o", str(tmp_path)])
-    assert main(["html", str(folder / "run-one.json"), "-o", str(tmp_path / "new")]) == 0
-    assert "1 pages" in capsys.readouterr().out
+    done = in_process("html", folder, "-o", tmp_path)
+    assert done.returncode == 2 and "exists and is never overwritten" in done.stderr
+    assert (tmp_path / "new").mkdir() is None  # an empty folder is taken
+    done = in_process("html", folder / "run-one.json", "-o", tmp_path / "new")
+    assert done.returncode == 0 and "1 pages" in done.stdout
 
 
 def test_the_shipped_plotly_is_the_one_its_readme_names():
@@ -166,6 +165,7 @@ def series(driver, chart="chart"):
     return driver.execute_script(f"return document.getElementById('{chart}').data.map(t => t.meta)")
 
 
+@pytest.mark.slow
 def test_the_index_lists_every_result_of_the_folder(chromium, built):
     out, pages, _ = built
     open_page(chromium, out / "index.html")
@@ -176,6 +176,7 @@ def test_the_index_lists_every_result_of_the_folder(chromium, built):
     assert "Test CPU, 2 CPUs" in text and "abc1234567" in text and "evil 1.0 -> <b>2.0</b>" in text
 
 
+@pytest.mark.slow
 def test_a_run_draws_the_fastest_of_each_format_and_a_control_removes_a_series(chromium, built):
     out, pages, _ = built
     run = next(page for page in pages if page.kind == "run")
@@ -189,6 +190,7 @@ def test_a_run_draws_the_fastest_of_each_format_and_a_control_removes_a_series(c
     assert tiers == list(TIERS.values())
 
 
+@pytest.mark.slow
 def test_a_run_tooltip_gives_median_spread_bytes_allocations_and_stability(chromium, built):
     out, pages, _ = built
     run = next(page for page in pages if page.kind == "run")
@@ -204,6 +206,7 @@ def test_a_run_tooltip_gives_median_spread_bytes_allocations_and_stability(chrom
         "fmt-a/quick/float32/1K", "median 5.17 us, 5.0x the floor"]  # a kept point, from the link
 
 
+@pytest.mark.slow
 def test_reloading_with_a_url_hash_restores_the_view(chromium, built):
     out, pages, _ = built
     run = next(page for page in pages if page.kind == "run")
@@ -218,6 +221,7 @@ def test_reloading_with_a_url_hash_restores_the_view(chromium, built):
         "fmt-a/slow", "fmt-a/quick", "fmt-b/only"]
 
 
+@pytest.mark.slow
 def test_a_compare_shows_each_rows_verdict_and_interval_and_its_forest_plot(chromium, built):
     out, pages, _ = built
     compare = next(page for page in pages if page.kind == "compare")
@@ -240,6 +244,7 @@ def test_a_compare_shows_each_rows_verdict_and_interval_and_its_forest_plot(chro
     assert len(chromium.execute_script("return document.getElementById('rounds').data[0].y")) == 16
 
 
+@pytest.mark.slow
 def test_result_strings_show_as_text_and_run_nothing(chromium, built):
     out, pages, _ = built
     for page in pages:
@@ -264,6 +269,7 @@ def test_result_strings_show_as_text_and_run_nothing(chromium, built):
             assert browser.console_errors(chromium) == []
 
 
+@pytest.mark.slow
 def test_no_page_makes_a_network_request(chromium, built):
     out, pages, _ = built
     for name in ["index.html", *(page.file for page in pages)]:
@@ -272,6 +278,7 @@ def test_no_page_makes_a_network_request(chromium, built):
         assert made and all(url.startswith(("file://", "data:")) for url in made), (name, made)
 
 
+@pytest.mark.slow
 def test_the_bisection_is_a_ladder_down_to_the_answer(chromium, built):
     out, pages, _ = built
     bisect = next(page for page in pages if page.kind == "bisect")
@@ -324,6 +331,7 @@ def sweep_site(swept, toy, tmp_path_factory):
     return out / pages[0].file
 
 
+@pytest.mark.slow
 def test_the_toy_librarys_sweep_shades_the_step_at_v3_and_no_other(chromium, sweep_site):
     open_page(chromium, sweep_site)
     shapes = chromium.execute_script("return [...document.querySelectorAll('#charts .panel')].map(gd => "

@@ -2,45 +2,40 @@
 
 The default input is ./results. The site opens from file:// with no server and no network. A file
 that cannot be read, or is no serialbench result, is named on stderr in one line and left out; the
-rest is built. The output folder is new or empty (a site never mixes with older pages), or --force.
+rest is built. The output folder is new or empty: a site never mixes with older pages, and, as
+every output of every command (commands/contract.py), nothing is written over.
 """
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
-from serialbench.commands.options import parser
-from serialbench.core.errors import UsageError
+from serialbench.commands.contract import Output, Parser
 from serialbench.core.formatting import format_bytes, format_duration
 from serialbench.results.paths import RESULTS
 
+DESCRIPTION = ("A static site of result files (runs, compares, sweeps, bisections, check-harness panels) that opens "
+               "from file:// with no server and no network.")
 
-def say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
-
-def run(argv: list[str]) -> int:
-    cli = parser("html", "A static site of result files (runs, compares, sweeps, bisections, check-harness "
-                         "panels) that opens from file:// with no server and no network.")
+def arguments(cli: Parser) -> None:
     cli.add_argument("inputs", nargs="*", metavar="FILE|DIR", help=f"result files, or folders of them "
                                                                    f"(default: ./{RESULTS})")
-    cli.add_argument("-o", "--output", required=True, metavar="DIR", help="the site's folder (new or empty)")
-    cli.add_argument("--force", action="store_true", help="write into a folder that is not empty")
-    args = cli.parse_args(argv)
-    out = Path(args.output)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"-o {out} is a file; give a folder for the site")
-    if out.is_dir() and any(out.iterdir()) and not args.force:
-        raise UsageError(f"-o {out} is not empty; give a new folder, or --force to write the site into it")
-    inputs = args.inputs or [RESULTS]
-    started = time.monotonic()
+    cli.add_output("-o", "--output", metavar="DIR", folder=True, help="the site's folder (new or empty)")
+
+
+def run(args, out: Output) -> int:
+    from serialbench.core.errors import UsageError
     from serialbench.views.site import build_site
 
-    out.mkdir(parents=True, exist_ok=True)
-    pages = build_site(inputs, out, say)
-    size = sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
-    print(f"{out / 'index.html'}: {len(pages)} pages, {format_bytes(size)}, "
-          f"in {format_duration(time.monotonic() - started)}")
+    folder = out.path("output")
+    if folder is None:
+        raise UsageError("give the site's folder: -o DIR (new or empty)")
+    inputs = args.inputs or [RESULTS]
+    started = time.monotonic()
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = build_site(inputs, folder, out.say)
+    size = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+    out.print(f"{folder / 'index.html'}: {len(pages)} pages, {format_bytes(size)}, "
+              f"in {format_duration(time.monotonic() - started)}")
     return 0 if pages else 1

@@ -1,7 +1,7 @@
 """Each page's data: what its script draws, as plain JSON, computed here from the result files.
 
 The numbers and tables are the text views' own (views/timing.py, roundtrip.py, costs.py; the verdicts
-of verdicts/files.py and verdicts/steps.py): the page lays them out, it decides nothing. Times are
+of verdicts/file_changes.py and verdicts/steps.py): the page lays them out, it decides nothing. Times are
 seconds per op, changes fractions (+0.05: 5% more time), as in the --json files. Every string that
 comes from a result file (names, side descriptions, metadata) is data here, never markup: the page
 writes it as text (assets/site.js).
@@ -20,7 +20,7 @@ from serialbench.catalog.registry import FLOOR
 from serialbench.core import stats
 from serialbench.results.files import Result, ResultFile
 from serialbench.results.session_files import runs_of
-from serialbench.verdicts.files import compare_files
+from serialbench.verdicts.file_changes import compare_files
 from serialbench.verdicts.paired import round_estimates
 from serialbench.verdicts.timings import timing
 from serialbench.views.costs import cost_tables
@@ -29,6 +29,7 @@ from serialbench.views.progress import precision_words
 from serialbench.views.roundtrip import roundtrip_tables
 from serialbench.views.site.sources import Source, side_label
 from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_tables
+from serialbench.views.verdict_json import verdict_record
 
 
 def number(value: float | None) -> float | None:
@@ -122,10 +123,8 @@ def compare_page(source: Source) -> dict:
 
 
 def verdict_data(verdict) -> dict:
-    interval = verdict.low > -1
-    return {"change": number(verdict.change), "low": number(verdict.low) if interval else None,
-            "high": number(verdict.high) if interval else None, "level": number(verdict.level),
-            "detectable": number(verdict.detectable), "verdict": verdict.word, "rounds": verdict.rounds}
+    """A verdict's keys, from the verdict columns that every table and JSON reads (views/verdict_table.py)."""
+    return verdict_record(verdict)
 
 
 def side_data(role: str, loaded: ResultFile, other: ResultFile | None) -> dict:
