@@ -291,6 +291,7 @@ def test_the_bisection_is_a_ladder_down_to_the_answer(chromium, built):
     assert "faster" in sessions[-1].text
 
 
+@pytest.mark.slow
 def test_a_bisection_of_several_steps_lists_each_with_its_share_and_what_was_left(chromium, tmp_path):
     from serialbench.core import stats
     from serialbench.verdicts.bisection import Bracket, Result

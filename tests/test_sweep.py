@@ -251,6 +251,7 @@ def generated(tmp_path_factory):
     return {"cases": root / "cases", "env": env, "root": root}
 
 
+@pytest.mark.slow
 def test_a_side_of_several_packages_runs_with_the_code_it_brings_and_a_mismatched_set_is_refused_first(generated):
     requirements = generated["root"] / "new.txt"
     requirements.write_text("# the new pair\ntoylib==5.0\ntoygen==2.0  # needs toylib's runtime_version\n")
@@ -274,6 +275,7 @@ def test_a_side_of_several_packages_runs_with_the_code_it_brings_and_a_mismatche
     assert done.stdout.splitlines()[0].split("  ")[-1].strip() == "toylib 5.0, toygen 2.0"
 
 
+@pytest.mark.slow
 def test_the_overlay_of_a_set_is_keyed_on_the_whole_set_however_it_is_given(generated, monkeypatch, tmp_path):
     for name, value in generated["env"].items():
         monkeypatch.setenv(name, value)
