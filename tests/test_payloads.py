@@ -91,6 +91,7 @@ def test_two_payloads_with_one_word_are_refused():
                                                    "name one with NAME=..., e.g. --payload mine=b:int8[4]")
 
 
+@pytest.mark.slow
 def test_the_command_line_refuses_a_typo_with_exit_status_2():
     line = assert_one_line_usage_error(serialbench("list", "--payload", "ids:int46[4]"))
     assert "unknown dtype 'int46'" in line
@@ -228,6 +229,7 @@ def test_the_rest_row_form_needs_one_batch_size():
 
 # The commands -----------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_list_names_a_payload_s_benchmarks_and_says_why_a_case_refuses_it():
     done = serialbench("list", "--payload", "act:bfloat16[2,4]", "-b", "kserve-grpc/*")
     assert done.returncode == 0, done.stderr.decode()
@@ -237,11 +239,13 @@ def test_list_names_a_payload_s_benchmarks_and_says_why_a_case_refuses_it():
             "BF16: only raw_input_contents carries them (kserve-grpc/raw, tritonclient)") in done.stderr.decode()
 
 
+@pytest.mark.slow
 def test_a_pattern_that_only_refusing_cases_match_is_a_usage_error_that_says_why():
     line = assert_one_line_usage_error(serialbench("list", "--payload", "act:bfloat16[2,4]", "-b", "msgpack/*"))
     assert "matches no benchmark; msgpack/*: no bfloat16-2x4: bfloat16: msgpack-numpy's dtype field" in line
 
 
+@pytest.mark.slow
 def test_verify_matrix_says_which_format_carries_which_dtype():
     done = serialbench("verify", "--matrix", "--payload", "half=x:float16[2,4]", "--payload", "ints=x:int32[2,4]",
                        "-b", "kserve-grpc/typed", "-b", "kserve-grpc/raw")
@@ -261,6 +265,7 @@ def test_the_lockstep_worker_rebuilds_the_payload_it_is_given():
     assert answer["metadata"]["input_bytes"] == 256
 
 
+@pytest.mark.slow
 def test_a_npz_and_a_directory_of_images_run_end_to_end(tmp_path):
     from PIL import Image
 
@@ -290,6 +295,7 @@ def test_a_npz_and_a_directory_of_images_run_end_to_end(tmp_path):
     assert "images, encode" in report.stdout.decode() and "request, encode" not in report.stdout.decode()
 
 
+@pytest.mark.slow
 def test_memory_rebuilds_a_payload_from_what_the_result_file_records(tmp_path):
     out = tmp_path / "run.json"
     assert serialbench("--payload", "ids=input_ids:int64[2,8]", "-b", "kserve-grpc/raw", *SMALLEST,
@@ -299,6 +305,7 @@ def test_memory_rebuilds_a_payload_from_what_the_result_file_records(tmp_path):
     assert "kserve-grpc/raw/ids/128" in json.loads((tmp_path / "run.memory.json").read_text())["benchmarks"]
 
 
+@pytest.mark.slow
 def test_dump_writes_a_payload_s_body():
     done = serialbench("dump", "triton-binary/join/ids/256", "--payload", "ids=input_ids:int64[2,8],mask:int64[2,8]")
     assert done.returncode == 0, done.stderr.decode()
@@ -306,6 +313,7 @@ def test_dump_writes_a_payload_s_body():
     assert len(done.stdout) == int(done.stderr.decode().split("Inference-Header-Content-Length: ")[1]) + 256
 
 
+@pytest.mark.slow
 def test_a_side_lists_and_checks_the_payload_it_carries():
     from serialbench.measure.side_setup import check_side, list_benchmarks
     from serialbench.measure.sides import Side

@@ -92,6 +92,7 @@ CASES = [
 '''
 
 
+@pytest.mark.slow
 def test_a_format_from_a_case_directory_is_in_the_round_trip_with_nothing_else_changed(tmp_path):
     cases = tmp_path / "cases"
     cases.mkdir()
@@ -108,6 +109,7 @@ def test_a_format_from_a_case_directory_is_in_the_round_trip_with_nothing_else_c
                                                                           "decode-reply"]
 
 
+@pytest.mark.slow
 def test_two_cases_for_one_half_of_a_round_trip_are_refused(tmp_path):
     twice = TOY_FORMAT + 'CASES.append(Case("toy", "send-again", ("float32",), send, roundtrip="toy"))\n'
     (tmp_path / "twice.py").write_text(twice)
