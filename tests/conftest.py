@@ -2,7 +2,7 @@
 the `slow` marker's rule, and the fixtures that build toys (tests/toys.py) and that several test
 modules use.
 
-The rule: a test that starts a process (a command in a subprocess, a pyperf worker, a compare side,
+The rule: a test that starts a process (a command in a subprocess, a worker, a compare side,
 git, pip, valgrind), itself or through a fixture it is the first to use, is marked `slow`, so that
 `pytest -m "not slow"` is the quick loop. A test that is not marked and starts one fails, naming
 the command. With SERIALBENCH_PROCESS_LOG=FILE set, each such test is appended to FILE instead (to
