@@ -1,6 +1,7 @@
 """The run with the smallest settings, as a user runs it: result file, metadata contract, failures, the
 rule's options; and the rule itself (which benchmarks stop after a round) on hand-built rounds."""
 
+import io
 import json
 import math
 import re
@@ -240,20 +241,60 @@ def test_a_round_s_multiple_is_the_median_of_its_cycles_ratios_to_the_floor():
     assert math.isclose(floor_ratio([0, 1], [[1.0, 9.0], [1.0, 1.0]]), 3.0)
 
 
-def test_an_interrupted_run_writes_the_processes_it_has_and_exits_130(tmp_path, monkeypatch, capsys):
+def one_round(session: Session, round_index: int) -> None:
+    """A round of baseline/tobytes/float32/1K added to the session, as the workers would."""
+    session.runs["run"].setdefault("baseline/tobytes/float32/1K", []).append(Run(round_index, [1e-7, 1.1e-7], {
+        "serialbench_format": "baseline", "serialbench_impl": "tobytes", "serialbench_input": "float32",
+        "serialbench_tier": "1K", "serialbench_direction": "encode", "input_bytes": 4000, "payload_bytes": 4000,
+        "loops": 1, "serialbench_round": round_index}))
+    session.rounds = round_index + 1
+
+
+def run_in_process(argv: list[str]) -> tuple[int, str]:
+    from serialbench.commands import contract
+
+    stderr = io.StringIO()
+    return contract.main("run", "run", argv, io.StringIO(), stderr), stderr.getvalue()
+
+
+def test_an_interrupted_run_writes_the_processes_it_has_and_exits_130(tmp_path, monkeypatch):
     from serialbench.commands import run as run_command
 
-    def interrupted(side, names, floors, settings, settle, say, progress=None, rng=None):
+    def interrupted(side, names, floors, settings, settle, say, progress=None, rng=None, checkpoint=None):
         session = Session([side], list(names))
-        session.runs["run"]["baseline/tobytes/float32/1K"] = [Run(0, [1e-7, 1.1e-7], {
-            "serialbench_format": "baseline", "serialbench_impl": "tobytes", "serialbench_input": "float32",
-            "serialbench_tier": "1K", "serialbench_direction": "encode", "input_bytes": 4000, "payload_bytes": 4000,
-            "loops": 1, "serialbench_round": 0})]
-        session.rounds, session.interrupted = 1, True
+        one_round(session, 0)
+        session.interrupted = True
         return session
 
     monkeypatch.setattr(run_command, "run_rounds", interrupted)
     output = tmp_path / "run.json"
-    assert run_command.run(["-b", "baseline/tobytes/float32/1K", "--no-summary", "-q", "-o", str(output)]) == 130
-    assert f"interrupted after 1 rounds: the 1 benchmarks timed are in {output}" in capsys.readouterr().err
+    status, stderr = run_in_process(["-b", "baseline/tobytes/float32/1K", "--no-summary", "-q", "-o", str(output)])
+    assert status == 130
+    assert f"interrupted after 1 rounds: the 1 benchmarks timed are in {output}" in stderr
     assert pyperf.BenchmarkSuite.load(str(output)).get_benchmark_names() == ["baseline/tobytes/float32/1K"]
+
+
+def test_a_long_run_keeps_its_rounds_on_disk_as_it_goes_and_the_end_replaces_them(tmp_path, monkeypatch):
+    """A run killed outright (SIGKILL, a CI timeout) leaves the rounds of its last checkpoint."""
+    from serialbench.commands import run as run_command
+
+    output = tmp_path / "run.json"
+    on_disk = []  # what the file held after each round
+
+    def three_rounds(side, names, floors, settings, settle, say, progress=None, rng=None, checkpoint=None):
+        session = Session([side], list(names))
+        for round_index in range(3):
+            one_round(session, round_index)
+            checkpoint(session)
+            if output.exists():
+                bench = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()[0]
+                on_disk.append((bench.get_nrun(), bench.get_metadata().get("serialbench_partial")))
+        return session
+
+    monkeypatch.setattr(run_command, "run_rounds", three_rounds)
+    monkeypatch.setattr(run_command.Checkpoint, "EVERY_SECONDS", 0.0)
+    status, stderr = run_in_process(["-b", "baseline/tobytes/float32/1K", "--no-summary", "-q", "-o", str(output)])
+    assert status == 0, stderr
+    assert on_disk == [(1, 1), (2, 2), (3, 3)]
+    final = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()[0]
+    assert final.get_nrun() == 3 and "serialbench_partial" not in final.get_metadata()

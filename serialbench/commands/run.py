@@ -5,7 +5,8 @@ benchmark not yet settled timed in each round beside its memcpy floor, until its
 (core/medians.py) and its multiple of the floor (verdicts/timings.py) are both within +-precision,
 or the cap. `--fast` and `--rigorous` are presets of the same rule. The result is a pyperf file, a
 run per process (results/run_files.py), never written over (`-o` is claimed before any work, as
-every output: commands/contract.py; `--append` adds to a file on purpose), and the run ends with
+every output: commands/contract.py; `--append` adds to a file on purpose; a long run keeps its rounds
+in it as it goes, Checkpoint), and the run ends with
 the table of medians, multiples and rankings (views/summary.py).
 """
 
@@ -15,6 +16,7 @@ import argparse
 import os
 import shutil
 import sys
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -207,11 +209,36 @@ def run(args, out: Output) -> int:
     progress = RoundProgress(names, floors, target, settings)
     interrupt_on_sigterm()  # a terminated run writes its file and table, as on Ctrl-C
     say(progress.opening())
+    checkpoint = Checkpoint(path, metadata) if not args.append else (lambda session: None)
     session = run_rounds(side, names, floors, settings,
                          lambda session, running, final: progress.settle(session, running, final, say),
-                         warn, lambda step: say(progress.round_line(step)))
+                         warn, lambda step: say(progress.round_line(step)), checkpoint=checkpoint)
     refusals = refusal_summary(cases, args.payloads, args.patterns)  # what the tables leave out of a payload
     return _finish(session, names, path, metadata, args, progress, say, refusals, out)
+
+
+class Checkpoint:
+    """Keeps a long run's measurements on disk while it goes on: at most once a minute, the rounds so
+    far are written to the run's own new file (atomically, as the final write), marked
+    `serialbench_partial` with the rounds done, so that a run killed outright (SIGKILL, a crash, a
+    CI timeout) leaves what it measured. The final write replaces it. `--append` writes at the end
+    only: an existing file is not rewritten while the run goes on."""
+
+    EVERY_SECONDS = 60.0
+
+    def __init__(self, path: str, metadata: dict):
+        self.path, self.metadata = path, metadata
+        self.last = time.monotonic()
+
+    def __call__(self, session) -> None:
+        if time.monotonic() - self.last < self.EVERY_SECONDS:
+            return
+        from serialbench.results.run_files import run_benchmarks, write
+
+        benches = run_benchmarks(session, {**self.metadata, "serialbench_partial": session.rounds})
+        if benches:
+            write(self.path, benches, append=False)
+        self.last = time.monotonic()
 
 
 def _finish(session, names: list[str], path: str, metadata: dict, args, progress: RoundProgress, say,

@@ -71,13 +71,15 @@ class Progress:
 def run_rounds(side: Side, names: Sequence[str], floors: Mapping[str, str | None], settings: Settings,
                settle: Callable[[Session, list[str], bool], set[str]], say: Callable[[str], None],
                progress: Callable[[Progress], None] = lambda progress: None,
-               rng: random.Random | None = None) -> Session:
+               rng: random.Random | None = None,
+               checkpoint: Callable[[Session], None] = lambda session: None) -> Session:
     """Rounds over the benchmarks not yet settled, until none is left, the cap, or the time is up.
 
     floors: name -> the floor timed beside it (None: the floor itself, or no floor in the selection).
     After each round from settings.min_rounds on, `settle(session, running, final)` returns the names
     that stop; `final` (the cap, the time limit, an interrupt) settles every one. A floor keeps running
-    while a benchmark it serves does.
+    while a benchmark it serves does. `checkpoint(session)` is called after every round, so that the
+    caller can keep what is measured on disk while the session goes on.
     """
     session = Session([side], list(names))
     rng = rng or random.Random(schedule.seed())
@@ -100,6 +102,8 @@ def run_rounds(side: Side, names: Sequence[str], floors: Mapping[str, str | None
                     "processes they have")
             if session.rounds >= settings.min_rounds or final:
                 running = _still_running(running, settle(session, list(running), final), floors)
+            if running:
+                checkpoint(session)
     except KeyboardInterrupt:
         session.interrupted = True
         timed = [name for name in running if session.rounds_of(name)]
