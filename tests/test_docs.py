@@ -14,7 +14,10 @@ test_examples.py and benchstat's doc_test.go check theirs.
   A time is the benchmark's median (as `report` gives it); `A / B` a ratio of medians; `A - B` a
   difference. The figure matches when it is the file's value rounded to the digits written (an
   integer's trailing zeros are not digits: 70,000x matches 69,744x).
-- The CLI reference (docs/reference/cli.md) is what tools/cli_reference.py writes from the parsers.
+- The CLI reference (docs/reference/cli.md) is what tools/cli_reference.py writes from the parsers, and
+  the README's table of commands what it writes from the command table: every command is in both.
+- The site's nav names every page of docs/ (and `mkdocs build --strict` fails on one it omits).
+- The CI guide's workflows are the files in examples/ci/, word for word.
 - A few examples run end to end, at pyperf's smallest settings.
 """
 
@@ -159,7 +162,7 @@ def test_command_lines_are_read_as_a_shell_and_a_workflow_would():
 
 # --- paths -------------------------------------------------------------------------------------------
 
-PATH = re.compile(r"(?<![\w./~-])((?:serialbench|cases|tests|results|docs|tools|\.ci)/[\w.@/-]*\w)")
+PATH = re.compile(r"(?<![\w./~-])((?:serialbench|cases|tests|results|docs|tools|examples|\.ci)/[\w.@/-]*\w)")
 OUTPUT_OPTIONS = ("-o", "--output", "--json", "--markdown", "--plot", "--append")
 
 
@@ -274,6 +277,21 @@ def test_the_cli_reference_is_what_the_parsers_say():
         "docs/reference/cli.md is stale: run python tools/cli_reference.py"
 
 
+def test_the_readme_table_of_commands_is_what_the_command_table_says():
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    assert cli_reference.readme_table() in readme, \
+        "README.md's table of commands is stale: run python tools/cli_reference.py"
+    table = readme[readme.index(cli_reference.TABLE_START):readme.index(cli_reference.TABLE_END)]
+    assert re.findall(r"^\| \[`([\w-]+)`\]", table, re.M) == list(COMMANDS)
+
+
+def test_a_stale_readme_table_is_replaced_between_its_markers():
+    stale = f"# x\n\n{cli_reference.TABLE_START}\n| [`frobnicate`](#) | gone |\n{cli_reference.TABLE_END}\n\nafter\n"
+    fresh = cli_reference.readme_with_table(stale)
+    assert "frobnicate" not in fresh and "| [`budget`](docs/reference/cli.md#budget) |" in fresh
+    assert fresh.startswith("# x\n\n") and fresh.endswith("\n\nafter\n")
+
+
 def test_the_cli_reference_has_every_command_and_option():
     page = cli_reference.page()
     for command in COMMANDS:
@@ -299,6 +317,30 @@ def test_the_mkdocs_nav_names_pages_that_exist():
     named = list(pages(config["nav"]))
     assert "reference/cli.md" in named and "findings/index.md" in named
     assert all((PROJECT_ROOT / "docs" / page).exists() for page in named)
+    on_disk = sorted(str(path.relative_to(PROJECT_ROOT / "docs")) for path in (PROJECT_ROOT / "docs").rglob("*.md"))
+    assert sorted(named) == on_disk, "every page of docs/ is in mkdocs.yml's nav, once"
+    assert config["validation"]["nav"]["omitted_files"] == "warn"  # so that --strict fails on one
+
+
+# --- the CI guide's workflows --------------------------------------------------------------------------
+
+WORKFLOW = re.compile(r"(?ms)^```yaml\n(# (examples/ci/[\w.-]+\.yml)\b.*?)^```")
+
+
+def test_the_ci_guide_shows_the_workflow_files_as_they_are():
+    text = (PROJECT_ROOT / "docs/guides/ci.md").read_text()
+    shown = {match[2]: match[1] for match in WORKFLOW.finditer(text)}
+    files = {relative(path): path.read_text() for path in (PROJECT_ROOT / "examples/ci").glob("*.yml")}
+    assert len(files) >= 3 and sorted(shown) == sorted(files)
+    for path, content in files.items():
+        assert shown[path] == content, f"docs/guides/ci.md shows {path} other than it is"
+
+
+@pytest.mark.parametrize("path", sorted(relative(path) for path in (PROJECT_ROOT / "examples/ci").glob("*.yml")))
+def test_every_workflow_file_is_yaml_with_jobs(path):
+    import yaml
+
+    assert yaml.safe_load((PROJECT_ROOT / path).read_text())["jobs"]
 
 
 # --- a few examples end to end -----------------------------------------------------------------------

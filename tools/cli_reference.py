@@ -1,7 +1,9 @@
-"""The CLI reference (docs/reference/cli.md), written from the commands' own parsers.
+"""The CLI reference (docs/reference/cli.md), written from the commands' own parsers, and the README's
+table of commands, written from the command table (`COMMANDS` in serialbench/__main__.py).
 
-`python tools/cli_reference.py` rewrites the page; `--check` exits 1 when the committed page differs
-from what the parsers say (tests/test_docs.py runs the same comparison). The page is built from the
+`python tools/cli_reference.py` rewrites the page and the README's table (between its markers);
+`--check` exits 1 when either differs from what the code says (tests/test_docs.py runs the same
+comparisons). The page is built from the
 parsers' actions, not from argparse's `--help` text, whose layout changes between Python versions and
 terminal widths: what a page shows is then the same on every machine.
 
@@ -21,6 +23,10 @@ from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "reference" / "cli.md"
+README = ROOT / "README.md"
+# The README's table of commands sits between these two lines, which the README keeps.
+TABLE_START = "<!-- commands-table: written by tools/cli_reference.py from serialbench/__main__.py; do not edit -->"
+TABLE_END = "<!-- /commands-table -->"
 
 @contextlib.contextmanager
 def _machine_free():
@@ -117,12 +123,27 @@ def _section(command: str, description: str) -> list[str]:
     return lines
 
 
-def commands_table() -> list[str]:
-    """Every command with its one line, from the command table in serialbench/__main__.py."""
+def commands_table(page: str = "") -> list[str]:
+    """Every command with its one line, from the command table in serialbench/__main__.py, each
+    linked to its section of the CLI page (`page`: the page's path from the document, "" on it)."""
     from serialbench.__main__ import COMMANDS
 
     lines = ["| command | what it does |", "|---|---|"]
-    return lines + [f"| [`{name}`](#{name}) | {description} |" for name, (_, description) in COMMANDS.items()]
+    return lines + [f"| [`{name}`]({page}#{name}) | {_markdown_text(description)} |"
+                    for name, (_, description) in COMMANDS.items()]
+
+
+def readme_table() -> str:
+    """The README's table of commands, its markers included."""
+    return "\n".join([TABLE_START, *commands_table("docs/reference/cli.md"), TABLE_END])
+
+
+def readme_with_table(readme: str) -> str:
+    """The README with the text between its markers replaced by the table the code gives."""
+    start, end = readme.find(TABLE_START), readme.find(TABLE_END)
+    if start < 0 or end < start:
+        raise ValueError(f"README.md has no {TABLE_START!r} ... {TABLE_END!r}")
+    return readme[:start] + readme_table() + readme[end + len(TABLE_END):]
 
 
 def page() -> str:
@@ -141,19 +162,21 @@ def page() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = page()
+    written = {PAGE: page(), README: readme_with_table(README.read_text())}
     if argv == ["--check"]:
-        if PAGE.read_text() != text:
-            print(f"{PAGE.relative_to(ROOT)} differs from the parsers: run python tools/cli_reference.py",
+        stale = [path for path, text in written.items() if not path.exists() or path.read_text() != text]
+        for path in stale:
+            print(f"{path.relative_to(ROOT)} differs from the code: run python tools/cli_reference.py",
                   file=sys.stderr)
-            return 1
-        return 0
+        return 1 if stale else 0
     if argv:
         print("usage: python tools/cli_reference.py [--check]", file=sys.stderr)
         return 2
     PAGE.parent.mkdir(parents=True, exist_ok=True)
-    PAGE.write_text(text)
-    print(f"wrote {PAGE.relative_to(ROOT)}")
+    for path, text in written.items():
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+            print(f"wrote {path.relative_to(ROOT)}")
     return 0
 
 
