@@ -1,4 +1,4 @@
-"""The public API of a case module: `from serialbench.case import Case` (README, "Your own serializer").
+"""The public API of a case module: `from serialbench.case import Case` (docs/guides/own-cases.md).
 
 The record itself lives in serialbench/catalog/case.py; this path stays stable for users' modules.
 """

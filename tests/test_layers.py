@@ -1,4 +1,4 @@
-"""The package's layers, read from the import statements (README, "Architecture").
+"""The package's layers, read from the import statements (docs/architecture.md, "The layers").
 
 serialbench/ is in layers whose imports go one way: core -> catalog -> measure -> results ->
 verdicts -> views -> commands. A module imports from its own layer or the layers before it, never

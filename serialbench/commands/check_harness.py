@@ -50,7 +50,7 @@ DESCRIPTION = ("Time a panel of benchmarks three ways (the run's worker, compare
                "loop) and flag where they disagree.")
 DEFAULT_PANEL = ["*/*/float32/100K", "*/*/float32/1M", "msgpack/packb/float32/100K",
                  "triton-binary/struct-pack/int32x3/100K", "triton-binary/join/int32x3/100K"]
-TOLERANCE = 0.25  # see the README's noise section: what the three ways differ by when all is well
+TOLERANCE = 0.25  # docs/guides/compare.md, 'What the noise is': what the three ways differ by when all is well
 PROCESSES = 5  # per way; see verdicts/harness.verdict for what 3 and 5 give on this VM
 
 

@@ -103,10 +103,10 @@ def arguments(cli: Parser) -> None:
                         help="do not end the run with the table of medians and multiples of the memcpy floor")
     cli.add_argument("--python", metavar="PY", help="run the workers with this interpreter")
     cli.add_argument("--malloc-default", action="store_true",
-                     help="keep glibc's default malloc trimming in workers (README, 'One op, one time')")
+                     help="keep glibc's default malloc trimming in workers (docs/reference/process-state.md)")
     cli.add_argument("--memcpy-default", action="store_true",
                      help="let glibc's memcpy use rep movsb, whose speed on AMD Zen depends on each worker's "
-                          "heap layout (README, 'One op, one time')")
+                          "heap layout (docs/reference/process-state.md)")
     add_with_argument(cli, "the run and its workers (through PYTHONPATH)")
     # pyperf's words for the same settings, from when the run was pyperf's Runner: scripts keep working.
     cli.add_argument("-p", "--processes", dest="rounds", type=int, help=argparse.SUPPRESS)

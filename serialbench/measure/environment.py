@@ -10,7 +10,7 @@ Two properties of glibc made the time of an op depend on the worker's history in
   Zen 3 a `rep movsb` whose destination minus source, modulo 4096, is between 1 and about 31 runs
   13-18x slower (a 400 KB copy: 11 us, or 143-219 us). Which offsets a process gets is decided by
   its heap layout, so one worker timed `msgpack/packb/float32/100K` at 280 us and the next at
-  47 us, both steady for their whole life (README, "One op, one time"; cpython#137121 and
+  47 us, both steady for their whole life (docs/findings/one-op-one-time.md; cpython#137121 and
   microsoft/STL#5658 report the same CPU behaviour). The workers copy with glibc's vector loop
   instead (the `x86_rep_movsb_threshold` tunable above any size), whose speed does not depend on
   the offsets: 14-16 us for that copy at every offset.
