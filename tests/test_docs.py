@@ -381,6 +381,23 @@ def test_the_own_cases_example_runs_and_reports(tmp_path):
 
 
 @pytest.mark.slow
+def test_the_own_cases_decoder_and_refusal_run_as_the_guide_says(tmp_path):
+    text = (PROJECT_ROOT / "docs/guides/own-cases.md").read_text()
+    code = "".join(re.findall(r"```python\n(# mycases/npy.py.*?)```", text, re.S))
+    assert "decode-load" in code
+    (tmp_path / "mycases").mkdir()
+    (tmp_path / "mycases" / "npy.py").write_text(code)
+    argv = documented("docs/guides/own-cases.md", "python -m serialbench list --cases mycases -b 'npy/*' "
+                                                  "--payload 'x:bfloat16[4,8]'")
+    done = serialbench(*[str(tmp_path / "mycases") if word == "mycases" else word for word in argv])
+    assert done.returncode == 2, done.stderr.decode()  # every selected case refuses: nothing to list
+    assert "npy/*: no bfloat16-4x8: bfloat16: np.save writes numpy's dtype.str" in done.stderr.decode()
+    done = serialbench("verify", "--cases", tmp_path / "mycases", "-b", "npy/*", "--no-edge", "--tier", "1K")
+    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+    assert "npy/decode-load  float32/1K  lossless" in done.stdout.decode()
+
+
+@pytest.mark.slow
 def test_the_verify_example_runs():
     argv = documented("docs/guides/choosing-a-protocol.md",
                       "python -m serialbench verify -b 'kserve-json/*' --no-edge --tier 1M --input float64")
