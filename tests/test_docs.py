@@ -322,7 +322,7 @@ def test_the_mkdocs_nav_names_pages_that_exist():
     assert config["validation"]["nav"]["omitted_files"] == "warn"  # so that --strict fails on one
 
 
-@pytest.mark.parametrize("document", [relative(path) for path in DOCUMENTS if "docs/" in str(path)])
+@pytest.mark.parametrize("document", [relative(path) for path in DOCUMENTS if relative(path).startswith("docs/")])
 def test_no_fenced_block_is_indented_into_a_list(document):
     # MkDocs' fenced_code reads a fence only at the margin: an indented one renders as inline code.
     indented = re.findall(r"(?m)^ +```.*$", (PROJECT_ROOT / document).read_text())
