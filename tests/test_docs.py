@@ -14,6 +14,7 @@ test_examples.py and benchstat's doc_test.go check theirs.
   A time is the benchmark's median (as `report` gives it); `A / B` a ratio of medians; `A - B` a
   difference. The figure matches when it is the file's value rounded to the digits written (an
   integer's trailing zeros are not digits: 70,000x matches 69,744x).
+- .ci/run runs the README's test command.
 - The CLI reference (docs/reference/cli.md) is what tools/cli_reference.py writes from the parsers, and
   the README's table of commands what it writes from the command table: every command is in both.
 - The site's nav names every page of docs/ (and `mkdocs build --strict` fails on one it omits).
@@ -327,6 +328,14 @@ def test_no_fenced_block_is_indented_into_a_list(document):
     # MkDocs' fenced_code reads a fence only at the margin: an indented one renders as inline code.
     indented = re.findall(r"(?m)^ +```.*$", (PROJECT_ROOT / document).read_text())
     assert not indented, f"{document}: a fenced block inside a list item: {indented[0].strip()}"
+
+
+def test_ci_runs_the_readme_test_command():
+    """.ci/run runs the README's test command (pip quietly): the README's set-up stays true."""
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    command = re.search(r"Run the tests:\n\n```sh\n(.*)\n```", readme)[1]
+    ci = (PROJECT_ROOT / ".ci/run").read_text().split("# The README's test command:\n", 1)[1].splitlines()[0]
+    assert ci.replace("pip install -q ", "pip install ") == command
 
 
 # --- the CI guide's workflows --------------------------------------------------------------------------
