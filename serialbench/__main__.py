@@ -24,7 +24,7 @@ COMMANDS = {
     "profile": ("profile", "run one benchmark under a profiler"),
     "compare": ("compare", "interleaved timing of two sides: revisions, library versions, interpreters"),
     "sweep": ("sweep", "interleaved timing of a library's releases: the release where each benchmark changed"),
-    "bisect": ("bisect", "the first release after GOOD whose cost of one benchmark differs, by paired sessions"),
+    "bisect": ("bisect", "every release between GOOD and BAD where one benchmark's cost steps, by paired sessions"),
     "calibrate": ("calibrate", "A/A and injected-slowdown self-check of compare"),
     "check-harness": ("check_harness", "time a panel three ways (run, compare, a plain loop) and flag disagreement"),
     "html": ("html", "a static site of result files: runs, compares, sweeps, bisections (opens from file://)"),

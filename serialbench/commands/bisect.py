@@ -51,8 +51,9 @@ from serialbench.views.verdict_json import bisect_json
 RETRIES = 2  # a too-noisy session is taken again with 2x, then 4x the rounds
 
 
-DESCRIPTION = ("Find the first release of a library after GOOD whose cost of one benchmark differs from GOOD's, by "
-               "paired sessions between the releases the index has.")
+DESCRIPTION = ("Find every release of a library between GOOD and BAD where the cost of one benchmark steps (the "
+               "first release after each step's last unchanged one), by paired sessions between the releases the "
+               "index has, largest half first.")
 
 
 def arguments(cli: Parser) -> None:
