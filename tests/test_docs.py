@@ -265,9 +265,9 @@ def test_a_figure_is_checked_to_the_digits_written():
         return quote_error(QUOTE.search(text))
 
     name = "tfserving-rest/json/png/10K"  # 58.6 us in the reference run
-    assert check(f"58.6 us<!-- results/REFERENCE.json {name} -->") is None
-    assert check(f"59 us<!-- results/REFERENCE.json {name} -->") is None
-    assert check(f"696 us<!-- results/REFERENCE.json {name} -->") == \
+    assert check(f"58.6 us<!-- results/REFERENCE-c4ea93b.json {name} -->") is None
+    assert check(f"59 us<!-- results/REFERENCE-c4ea93b.json {name} -->") is None
+    assert check(f"696 us<!-- results/REFERENCE-c4ea93b.json {name} -->") == \
         "696 us quoted, the file gives 58.60 us"
 
 

@@ -4,6 +4,7 @@ rule's options; and the rule itself (which benchmarks stop after a round) on han
 import io
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -298,3 +299,6 @@ def test_a_long_run_keeps_its_rounds_on_disk_as_it_goes_and_the_end_replaces_the
     assert on_disk == [(1, 1), (2, 2), (3, 3)]
     final = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()[0]
     assert final.get_nrun() == 3 and "serialbench_partial" not in final.get_metadata()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert output.stat().st_mode & 0o777 == 0o666 & ~umask  # not the private 0600 of its scratch file

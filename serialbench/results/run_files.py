@@ -43,6 +43,9 @@ def write(path: str, benchmarks: Sequence[pyperf.Benchmark], append: bool) -> No
     directory = os.path.dirname(os.path.abspath(path))
     handle, scratch = tempfile.mkstemp(prefix=".serialbench-", suffix=os.path.basename(path), dir=directory)
     os.close(handle)
+    umask = os.umask(0)  # mkstemp makes the file private (0600); a result file is as any file the user writes
+    os.umask(umask)
+    os.chmod(scratch, 0o666 & ~umask)
     try:
         suite.dump(scratch, replace=True)
         os.replace(scratch, path)
