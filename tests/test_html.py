@@ -111,8 +111,9 @@ def test_each_kind_of_result_file_is_told_by_its_content():
     results = PROJECT_ROOT / "results"
     found = {name: kinds.kind_of(kinds.read_json(results / name)) for name in (
         "float32-fast.json", "compare-tritonclient_2.45.0-tritonclient_2.46.0-base.json", "REFERENCE.memory.json",
-        "sweep-tritonclient.json", "bisect-tritonclient.json", "check-harness-issue.json")}
-    assert list(found.values()) == ["run", "session", "memory", "sweep", "bisect", "check-harness"]
+        "sweep-tritonclient.json", "bisect-tritonclient.json", "check-harness-issue.json",
+        "fast-triton-binary.json")}  # a run in rounds: a session id in its runs, but no side
+    assert list(found.values()) == ["run", "session", "memory", "sweep", "bisect", "check-harness", "run"]
 
 
 def test_a_malformed_or_foreign_file_is_named_in_one_line_and_the_rest_is_built(built):

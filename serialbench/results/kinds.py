@@ -3,7 +3,7 @@
 serialbench writes five kinds of file, and a folder such as `results/` holds them side by side:
 - a run (pyperf JSON, or .json.gz, from `python -m serialbench -o FILE`), with its memory companion
   NAME.memory.json (results/files.py);
-- one side of an interleaved session (pyperf JSON with `serialbench_session`): compare writes two,
+- one side of an interleaved session (pyperf JSON with `serialbench_side` and `serialbench_session`): compare writes two,
   BASE and HEAD; a sweep one per release (results/session_files.py);
 - a sweep's table (`sweep --json`), a bisection (`bisect --json`), a check-harness panel
   (`check-harness --json`): plain JSON, each with its own keys.
@@ -68,7 +68,9 @@ def kind_of(data: object) -> str:
     if {"sides", "benchmarks", "min_effect"} <= data.keys():
         return SWEEP
     if isinstance(data.get("benchmarks"), list) and "version" in data:  # pyperf's suite format
-        if _in_any_run(data, "serialbench_session"):
+        # A side of a session carries its side's description; a run's rounds carry a session id too
+        # (they pair within it) but no side: a run file is a run.
+        if _in_any_run(data, "serialbench_side"):
             return SESSION
         return RUN
     return "unknown"
