@@ -58,8 +58,9 @@ class Preset:
 # a row's time interval is set by the machine, not by the count: from 12 to 20 processes its median
 # width went from 30% to 27%, and the paired multiple's from 8.5% to 5.9%, for two thirds more
 # time. The cap is 12: a run of all 864 benchmarks takes about 94 min here (7.7 min a round) rather
-# than two and a half hours; a row short of +-3% shows its width, and a change is `compare`'s question. --fast takes exactly the six (a 5% target
-# it does not wait for), with fewer values a round; --rigorous asks for +-1% and allows 40 processes.
+# than two and a half hours; a row short of +-3% shows its width, and a change is `compare`'s
+# question. --fast takes exactly the six (a 5% target it does not wait for), with fewer values a
+# round; --rigorous asks for +-1% and allows 40 processes.
 DEFAULT = Preset(precision=0.03, max_rounds=12, cycles=15)
 FAST = Preset(precision=0.05, max_rounds=medians.least_rounds(), cycles=5)
 RIGOROUS = Preset(precision=0.01, max_rounds=40, cycles=30)
