@@ -92,3 +92,15 @@ def test_the_selection_is_made_once_per_process(worker, monkeypatch):
     assert worker.prepare("known/cost/float32/10K", 1, min_time=1e-3)["loops"] == 1
     with pytest.raises(LookupError, match="no benchmark known/cost/png/1K"):
         worker.prepare("known/cost/png/1K", 1, min_time=1e-3)
+
+
+@pytest.mark.parametrize("per_call, calls", [
+    (20e-9, timeloop.REWARM_CALLS),  # a 1K op: five calls, next to nothing
+    (160e-6, timeloop.REWARM_CALLS),  # a 4 MB copy: five calls cover its cache refill
+    (1e-3, 2),  # the calls stop once they cover REWARM_SECONDS
+    (2e-3, 1),
+    (40e-3, 1),  # one call touches all of its data: not five (a value would cost six calls)
+    (timeloop.SLOW_CALL, 0),  # a slow op is not re-warmed
+])
+def test_the_re_warm_before_a_value_stops_at_a_few_milliseconds_of_calls(per_call, calls):
+    assert timeloop.rewarm_calls(per_call) == calls

@@ -44,6 +44,7 @@ class OpPlan:
     loops: int
     inner_loops: int
     slow: bool  # slower than timeloop.SLOW_CALL a call: one value a round, no warm-up beyond prepare's call
+    rewarm_calls: int  # untimed calls before each value (timeloop.rewarm_calls)
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,8 @@ def _plan(session: Session, process: Process, name: str, answer: dict, settings:
     plan = session.plans.get(name)
     if plan is None:
         per_call = process.ask({"do": "sample", "slot": answer["slot"]})["seconds"]
-        plan = session.plans[name] = OpPlan(answer["loops"], answer["inner_loops"], per_call >= timeloop.SLOW_CALL)
+        plan = session.plans[name] = OpPlan(answer["loops"], answer["inner_loops"], per_call >= timeloop.SLOW_CALL,
+                                            timeloop.rewarm_calls(per_call))
     return plan
 
 
@@ -187,15 +189,15 @@ def _time_benchmark(session: Session, process: Process, name: str, floor: str | 
     # warm-up, timeloop.WARM_UP_SECONDS, for each op would be a third of a --fast round.)
     warm_cycles = 0 if plan.slow else 1
     cycles = 1 if plan.slow else settings.cycles
-    slots, rewarm = [0], [0 if plan.slow else timeloop.REWARM_CALLS]
+    slots, rewarm = [0], [plan.rewarm_calls]
     if floor is not None:
         known_floor = session.plans.get(floor)
         floor_answer = _prepare(process, floor, known_floor.loops if known_floor else (settings.loops or 0), settings,
                                 check=False, slot=1)
-        _plan(session, process, floor, {**floor_answer, "slot": 1}, settings)
+        floor_plan = _plan(session, process, floor, {**floor_answer, "slot": 1}, settings)
         # A slow op's value sits between two of the floor's; a fast op's alternates with one.
         slots = [1, 0, 1] if plan.slow else [0, 1]
-        rewarm = [0 if plan.slow else timeloop.REWARM_CALLS, timeloop.REWARM_CALLS]
+        rewarm = [plan.rewarm_calls, floor_plan.rewarm_calls]
     values = process.ask({"do": "cycles", "count": warm_cycles + cycles, "slots": slots,
                           "rewarm_calls": rewarm})["values"]
     values = [found[warm_cycles:] for found in values]

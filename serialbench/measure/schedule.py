@@ -109,7 +109,7 @@ class Plan:
     loops: int
     inner_loops: int
     cycles: int
-    rewarm_calls: int = 0  # untimed calls before each value (timeloop.REWARM_CALLS; none for a slow op)
+    rewarm_calls: int = 0  # untimed calls before each value (timeloop.rewarm_calls; none for a slow op)
 
 
 @dataclass
@@ -249,7 +249,7 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
         warm = [processes[index].ask({"do": "sample"})["seconds"] for index in order]  # one cycle, not recorded
         calls = prepared[0]["loops"] * prepared[0]["inner_loops"]
         per_call = warm[order.index(0)]
-        rewarm_calls = timeloop.REWARM_CALLS if per_call < timeloop.SLOW_CALL else 0
+        rewarm_calls = timeloop.rewarm_calls(per_call)
         value_seconds = per_call * (calls + rewarm_calls)  # a value and its re-warm
         cycles = int(BENCHMARK_SECONDS / (len(processes) * max(value_seconds, 1e-9)))
         plan = session.plans[name] = Plan(prepared[0]["loops"], prepared[0]["inner_loops"],

@@ -12,6 +12,7 @@ another revision's serialbench (both sides of a comparison must run the same loo
 
 from __future__ import annotations
 
+import math
 import time
 
 CLOCK = time.thread_time
@@ -31,9 +32,20 @@ WARM_UP_SECONDS = 0.02
 # re-warmed for as long as a value lasts, 2 ms: in an A/A session alternating both ways round by
 # round, the per-round spread was the same, and rounds took 14% less with five calls). An op slower
 # than SLOW_CALL a call is not re-warmed (the transient is then a small share of it, and a call more
-# would double a round).
+# would double a round). Between the two, the calls stop once they cover REWARM_SECONDS, at least one:
+# the transient is a refill of the caches, about 2 ms over the 4 MB copy's first five calls, and an op
+# of 2 ms a call touches all of its data in one call. Five calls of a 40 ms op had made each value cost
+# six calls: in the reference's round, 279 s of the ops' calls, 154 s with this rule (issue 34).
 REWARM_CALLS = 5
+REWARM_SECONDS = 0.002
 SLOW_CALL = 0.05
+
+
+def rewarm_calls(per_call: float) -> int:
+    """Untimed calls before each value of an op of `per_call` seconds a call (none for a slow op)."""
+    if per_call >= SLOW_CALL:
+        return 0
+    return max(1, min(REWARM_CALLS, math.ceil(REWARM_SECONDS / max(per_call, 1e-12))))
 
 
 def warm_up(op, seconds: float = WARM_UP_SECONDS, clock=CLOCK) -> float:
