@@ -104,3 +104,10 @@ def test_the_selection_is_made_once_per_process(worker, monkeypatch):
 ])
 def test_the_re_warm_before_a_value_stops_at_a_few_milliseconds_of_calls(per_call, calls):
     assert timeloop.rewarm_calls(per_call) == calls
+
+
+def test_prepare_times_its_own_call_when_asked(worker):
+    # The run takes an op of seconds a call (timeloop.TIMED_FIRST_CALL) from the call that prepares it.
+    answer = worker.prepare("known/cost/float32/1M", 1, min_time=1e-3, check=False, time_call=True)
+    assert answer["first_call"] == pytest.approx(known_cost.COST)
+    assert "first_call" not in worker.prepare("known/cost/float32/1M", 1, min_time=1e-3, check=False)

@@ -302,3 +302,19 @@ def test_a_long_run_keeps_its_rounds_on_disk_as_it_goes_and_the_end_replaces_the
     umask = os.umask(0)
     os.umask(umask)
     assert output.stat().st_mode & 0o777 == 0o666 & ~umask  # not the private 0600 of its scratch file
+
+
+def test_an_op_of_seconds_a_call_is_timed_from_the_call_that_prepares_it(tmp_path, monkeypatch):
+    # Past the first round (which calibrates and checks), an op of timeloop.TIMED_FIRST_CALL or more
+    # a call takes its one value from prepare's own call, and its floor's value follows it.
+    from serialbench.measure import timeloop
+
+    monkeypatch.setattr(timeloop, "TIMED_FIRST_CALL", 0.0)  # every op counts as one of seconds a call
+    output = tmp_path / "run.json"
+    status, stderr = run_in_process(["--rounds", "2", "--values", "3", "--min-time", "0.0005", "--no-summary", "-q",
+                                     "-b", "triton-binary/join/float32/1K", "-o", str(output)])
+    assert status == 0, stderr
+    runs = pyperf.BenchmarkSuite.load(str(output)).get_benchmark("triton-binary/join/float32/1K").get_runs()
+    by_round = {run.get_metadata()["serialbench_round"]: run for run in runs}
+    assert len(by_round[0].values) == 3 and len(by_round[1].values) == 1
+    assert by_round[1].get_metadata()[FLOOR_RATIO] > 0

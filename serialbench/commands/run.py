@@ -53,15 +53,17 @@ class Preset:
 
 
 # The defaults, from measurements on this project's 2-vCPU VM (docs/reference/run.md has them):
-# six processes are the fewest whose range is a 95% interval for the median. On the VM the processes'
-# medians differ by 20-45% (interquartile range over median, 144 triton-binary rows, 2026-12-01), so
-# a row's time interval is set by the machine, not by the count: from 12 to 20 processes its median
-# width went from 30% to 27%, and the paired multiple's from 8.5% to 5.9%, for two thirds more
-# time. The cap is 12: a run of all 864 benchmarks takes about 94 min here (7.7 min a round) rather
-# than two and a half hours; a row short of +-3% shows its width, and a change is `compare`'s
-# question. --fast takes exactly the six (a 5% target it does not wait for), with fewer values a
-# round; --rigorous asks for +-1% and allows 40 processes.
-DEFAULT = Preset(precision=0.03, max_rounds=12, cycles=15)
+# six processes are the fewest whose range is a 95% interval for the median. On the VM the machine's
+# own speed moves by 1.3-1.7x from one half second to the next (results/probe_machine_speed.py), so
+# the processes' medians differ by 15-25% (interquartile range over median, 144 triton-binary rows,
+# 2026-12-01) and a row's interval is set by the machine, not by the values a process takes: 5
+# values a process cost 4.9 min for the 144 to the cap, 15 cost 8.5 min, and neither reached +-3%
+# in any row's time. The cap is 12 and the values 5: a round of all 864 benchmarks takes 3.7 min
+# here (7.7 min at 15 values, before the re-warm stopped at 2 ms of calls), so the full run ends
+# within the hour; a row short of +-3% shows its width, and a change is `compare`'s question.
+# --fast takes exactly the six (a 5% target it does not wait for); --rigorous asks for +-1% and
+# allows 40 processes of 30 values.
+DEFAULT = Preset(precision=0.03, max_rounds=12, cycles=5)
 FAST = Preset(precision=0.05, max_rounds=medians.least_rounds(), cycles=5)
 RIGOROUS = Preset(precision=0.01, max_rounds=40, cycles=30)
 

@@ -14,7 +14,8 @@ its memcpy floor at once (two slots) and alternates their values, so that the be
 of the floor is a ratio of values milliseconds apart, as compare's HEAD/BASE is.
 
 Requests: {"do": "prepare", "name", "loops" (0: calibrate), "min_time", "check" (the round trip),
-"slot" (0, the default, starts a new benchmark; 1 prepares a second op beside it)},
+"slot" (0, the default, starts a new benchmark; 1 prepares a second op beside it), "time_call"
+(answer prepare's own call of the op as "first_call", in seconds)},
 {"do": "sample", "rewarm", "rewarm_calls", "slot"} (one value, in seconds per op, after `rewarm`
 seconds or `rewarm_calls` calls of untimed calls), {"do": "cycles", "count", "slots", "warm",
 "rewarm_calls"} (each slot's op warmed, then `count` cycles of a value of each slot listed, in turn:
@@ -86,13 +87,16 @@ class Worker:
     def time_func(self):
         return self.slots[0].time_func if 0 in self.slots else None
 
-    def prepare(self, name: str, loops: int, min_time: float, check: bool = True, slot: int = 0) -> dict:
+    def prepare(self, name: str, loops: int, min_time: float, check: bool = True, slot: int = 0,
+                time_call: bool = False) -> dict:
+        """Build the op in `slot`; with time_call, the answer's "first_call" is the seconds of prepare's
+        own call of it (None when the side's serialbench cannot time it)."""
         registry, benchmark_metadata, _ = side_api()
         if slot == 0 and self.slots:
             self.release()
         padding = random_heap_padding()
         bench, cases = self.find(name)
-        prepared = prepare_benchmark(registry, bench, cases, check)
+        prepared = prepare_benchmark(registry, bench, cases, check, self.clock if time_call else None)
         inner = timeloop.UNROLLED_TIERS.get(bench.tier, 1)
         time_func = timeloop.make_time_func(prepared.op, inner, self.clock)
         if not loops:
@@ -101,7 +105,10 @@ class Worker:
         if loops > 1 or inner > 1:  # an op that fills a value with one call was warmed by prepare's own call
             time_func(loops)  # warm-up, not recorded
         metadata = benchmark_metadata(bench, prepared)
-        return {"loops": loops, "inner_loops": inner, "metadata": metadata}
+        answer = {"loops": loops, "inner_loops": inner, "metadata": metadata}
+        if time_call:
+            answer["first_call"] = getattr(prepared, "first_call", None)
+        return answer
 
     def find(self, name: str):
         """The benchmark and every case, from one selection per process: selecting looks for every
@@ -167,12 +174,17 @@ def side_api():
     return registry, registry.benchmark_metadata, inputs
 
 
-def prepare_benchmark(registry, bench, cases, check: bool):
-    """registry.prepare, without the round-trip check when told so and the side's serialbench
-    has the option (a revision older than it always checks)."""
-    if check or "check" not in inspect.signature(registry.prepare).parameters:
-        return registry.prepare(bench, cases)
-    return registry.prepare(bench, cases, check=False)
+def prepare_benchmark(registry, bench, cases, check: bool, clock=None):
+    """registry.prepare, without the round-trip check when told so and with its own call timed on
+    `clock` when given, as far as the side's serialbench has the options (a revision older than
+    them always checks, and times nothing)."""
+    options = inspect.signature(registry.prepare).parameters
+    given = {}
+    if not check and "check" in options:
+        given["check"] = False
+    if clock is not None and "clock" in options:
+        given["clock"] = clock
+    return registry.prepare(bench, cases, **given)
 
 
 def distribution_versions(names) -> dict:
@@ -209,7 +221,8 @@ def serve(requests, reply, worker: Worker) -> None:
         try:
             if action == "prepare":
                 answer = worker.prepare(request["name"], request["loops"], request["min_time"],
-                                        request.get("check", True), request.get("slot", 0))
+                                        request.get("check", True), request.get("slot", 0),
+                                        request.get("time_call", False))
             elif action == "sample":
                 answer = {"seconds": worker.sample(request.get("rewarm", 0.0), request.get("slot", 0),
                                                    request.get("rewarm_calls", 0))}

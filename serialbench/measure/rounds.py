@@ -45,6 +45,7 @@ class OpPlan:
     inner_loops: int
     slow: bool  # slower than timeloop.SLOW_CALL a call: one value a round, no warm-up beyond prepare's call
     rewarm_calls: int  # untimed calls before each value (timeloop.rewarm_calls)
+    first_call: bool = False  # timeloop.TIMED_FIRST_CALL or slower: prepare's own call is the round's value
 
 
 @dataclass(frozen=True)
@@ -159,9 +160,10 @@ def _time_round(session: Session, order: Sequence[str], floors: Mapping[str, str
     session.rounds = round_index + 1
 
 
-def _prepare(process: Process, name: str, loops: int, settings: Settings, check: bool, slot: int = 0) -> dict:
+def _prepare(process: Process, name: str, loops: int, settings: Settings, check: bool, slot: int = 0,
+             time_call: bool = False) -> dict:
     answer = process.ask({"do": "prepare", "name": name, "loops": loops, "min_time": settings.min_time,
-                          "check": check, "slot": slot})
+                          "check": check, "slot": slot, "time_call": time_call})
     if "error" in answer:
         process.ask({"do": "release"})
         raise schedule._CaseError(answer["error"])
@@ -175,15 +177,18 @@ def _plan(session: Session, process: Process, name: str, answer: dict, settings:
     if plan is None:
         per_call = process.ask({"do": "sample", "slot": answer["slot"]})["seconds"]
         plan = session.plans[name] = OpPlan(answer["loops"], answer["inner_loops"], per_call >= timeloop.SLOW_CALL,
-                                            timeloop.rewarm_calls(per_call))
+                                            timeloop.rewarm_calls(per_call), per_call >= timeloop.TIMED_FIRST_CALL)
     return plan
 
 
 def _time_benchmark(session: Session, process: Process, name: str, floor: str | None, settings: Settings,
                     round_index: int) -> Run:
     known = session.plans.get(name)
-    answer = _prepare(process, name, known.loops if known else (settings.loops or 0), settings, check=known is None)
+    time_call = bool(known and known.first_call)
+    answer = _prepare(process, name, known.loops if known else (settings.loops or 0), settings, check=known is None,
+                      time_call=time_call)
     plan = _plan(session, process, name, {**answer, "slot": 0}, settings)
+    first_call = answer.get("first_call") if time_call else None  # None: a side that cannot time it
     # The first cycle of a fast op warms it up and is not recorded, as compare's warm cycle: prepare's
     # own calls and a value of each op, each value after its re-warm calls. (The plain loop's 20 ms of
     # warm-up, timeloop.WARM_UP_SECONDS, for each op would be a third of a --fast round.)
@@ -198,9 +203,15 @@ def _time_benchmark(session: Session, process: Process, name: str, floor: str | 
         # A slow op's value sits between two of the floor's; a fast op's alternates with one.
         slots = [1, 0, 1] if plan.slow else [0, 1]
         rewarm = [plan.rewarm_calls, floor_plan.rewarm_calls]
-    values = process.ask({"do": "cycles", "count": warm_cycles + cycles, "slots": slots,
-                          "rewarm_calls": rewarm})["values"]
-    values = [found[warm_cycles:] for found in values]
+    if first_call is not None:  # the op's value was taken: the floor's follows it
+        slots, values = [0], [[first_call]]
+        if floor is not None:
+            slots.append(1)
+            values += process.ask({"do": "cycles", "count": 1, "slots": [1], "rewarm_calls": rewarm})["values"]
+    else:
+        values = process.ask({"do": "cycles", "count": warm_cycles + cycles, "slots": slots,
+                              "rewarm_calls": rewarm})["values"]
+        values = [found[warm_cycles:] for found in values]
     process.ask({"do": "release"})
     if not all(math.isfinite(v) and v > 0 for found in values for v in found):
         raise schedule._CaseError(f"a value was not a positive time ({values})")
