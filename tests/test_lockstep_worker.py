@@ -111,3 +111,12 @@ def test_prepare_times_its_own_call_when_asked(worker):
     answer = worker.prepare("known/cost/float32/1M", 1, min_time=1e-3, check=False, time_call=True)
     assert answer["first_call"] == pytest.approx(known_cost.COST)
     assert "first_call" not in worker.prepare("known/cost/float32/1M", 1, min_time=1e-3, check=False)
+
+
+def test_an_op_of_seconds_a_call_is_not_called_again_to_calibrate(worker, monkeypatch):
+    # The worker's own copy of timeloop: this op counts as one of seconds a call.
+    monkeypatch.setattr(lockstep_worker.timeloop, "TIMED_FIRST_CALL", known_cost.COST / 2)
+    before = known_cost.now
+    answer = worker.prepare("known/cost/float32/1M", 0, min_time=1.0, time_call=True)
+    assert answer["loops"] == 1 and answer["first_call"] == pytest.approx(known_cost.COST)
+    assert round((known_cost.now - before) / known_cost.COST) == 1  # prepare's call, and no other

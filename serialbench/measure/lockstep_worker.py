@@ -99,15 +99,18 @@ class Worker:
         prepared = prepare_benchmark(registry, bench, cases, check, self.clock if time_call else None)
         inner = timeloop.UNROLLED_TIERS.get(bench.tier, 1)
         time_func = timeloop.make_time_func(prepared.op, inner, self.clock)
+        first_call = getattr(prepared, "first_call", None) if time_call else None
         if not loops:
-            loops = timeloop.calibrated_loops(time_func, min_time)
+            # An op of seconds a call fills a value with one: its timed call says so without another.
+            timed = first_call is not None and first_call >= timeloop.TIMED_FIRST_CALL and inner == 1
+            loops = 1 if timed else timeloop.calibrated_loops(time_func, min_time)
         self.slots[slot] = Slot(prepared.op, time_func, loops, loops * inner, padding)
         if loops > 1 or inner > 1:  # an op that fills a value with one call was warmed by prepare's own call
             time_func(loops)  # warm-up, not recorded
         metadata = benchmark_metadata(bench, prepared)
         answer = {"loops": loops, "inner_loops": inner, "metadata": metadata}
         if time_call:
-            answer["first_call"] = getattr(prepared, "first_call", None)
+            answer["first_call"] = first_call
         return answer
 
     def find(self, name: str):

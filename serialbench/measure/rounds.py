@@ -171,11 +171,16 @@ def _prepare(process: Process, name: str, loops: int, settings: Settings, check:
 
 
 def _plan(session: Session, process: Process, name: str, answer: dict, settings: Settings) -> OpPlan:
-    """The op's plan, made the first time it is timed: one value, not recorded, gives the cost of a call
-    (at 1M a JSON decoder takes seconds a call)."""
+    """The op's plan, made the first time it is timed: prepare's own call, when it was timed and lasted
+    timeloop.TIMED_FIRST_CALL or more, or else one value, not recorded, gives the cost of a call (at 1M
+    a JSON decoder takes seconds a call)."""
     plan = session.plans.get(name)
     if plan is None:
-        per_call = process.ask({"do": "sample", "slot": answer["slot"]})["seconds"]
+        first_call = answer.get("first_call")
+        if first_call is not None and first_call >= timeloop.TIMED_FIRST_CALL:
+            per_call = first_call
+        else:
+            per_call = process.ask({"do": "sample", "slot": answer["slot"]})["seconds"]
         plan = session.plans[name] = OpPlan(answer["loops"], answer["inner_loops"], per_call >= timeloop.SLOW_CALL,
                                             timeloop.rewarm_calls(per_call), per_call >= timeloop.TIMED_FIRST_CALL)
     return plan
@@ -184,11 +189,12 @@ def _plan(session: Session, process: Process, name: str, answer: dict, settings:
 def _time_benchmark(session: Session, process: Process, name: str, floor: str | None, settings: Settings,
                     round_index: int) -> Run:
     known = session.plans.get(name)
-    time_call = bool(known and known.first_call)
+    # Prepare's own call is timed in the first round (to plan the op) and for an op of seconds a call.
+    time_call = known is None or known.first_call
     answer = _prepare(process, name, known.loops if known else (settings.loops or 0), settings, check=known is None,
                       time_call=time_call)
     plan = _plan(session, process, name, {**answer, "slot": 0}, settings)
-    first_call = answer.get("first_call") if time_call else None  # None: a side that cannot time it
+    first_call = answer.get("first_call") if plan.first_call else None
     # The first cycle of a fast op warms it up and is not recorded, as compare's warm cycle: prepare's
     # own calls and a value of each op, each value after its re-warm calls. (The plain loop's 20 ms of
     # warm-up, timeloop.WARM_UP_SECONDS, for each op would be a third of a --fast round.)
