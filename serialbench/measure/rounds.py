@@ -13,7 +13,8 @@ a value of one then a value of the other, each after a few untimed calls that br
 (the other op evicted it): the round's multiple of the floor is the median over its cycles of
 log(op / floor), two values milliseconds apart, as compare's HEAD/BASE. The floor is also timed as
 a benchmark of its own. An op slower than timeloop.SLOW_CALL a call takes one value a round, warmed
-by prepare's own call, between two values of its floor.
+by prepare's own call, between two values of its floor; an op of timeloop.TIMED_FIRST_CALL or more
+(seconds a call) is not called again: prepare's own call, timed, is its value, and its floor's follows.
 
 After each round, `settle` decides which benchmarks stop (commands/run.py: those within the
 precision, from the fewest rounds that give an interval on); the cap, `--max-time` and Ctrl-C end
