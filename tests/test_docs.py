@@ -11,9 +11,11 @@ test_examples.py and benchstat's doc_test.go check theirs.
       58.6 us<!-- results/REFERENCE.json tfserving-rest/json/png/10K -->
       13x<!-- results/REFERENCE.json tfserving-rest/json/png/10K / tfserving-grpc/direct/png/10K -->
       2.0 ms<!-- results/REFERENCE.json tfserving-grpc/direct/float32/1M - tfserving-grpc/direct-build/float32/1M -->
+      3.6x<!-- results/REFERENCE.json triton-binary/join/float32/1M multiple -->
   A time is the benchmark's median (as `report` gives it); `A / B` a ratio of medians; `A - B` a
-  difference. The figure matches when it is the file's value rounded to the digits written (an
-  integer's trailing zeros are not digits: 70,000x matches 69,744x).
+  difference; `A multiple` the paired multiple of the floor that the run's summary shows. The
+  figure matches when it is the file's value rounded to the digits written (an integer's trailing
+  zeros are not digits: 70,000x matches 69,744x).
 - .ci/run runs the README's test command.
 - The CLI reference (docs/reference/cli.md) is what tools/cli_reference.py writes from the parsers, and
   the README's table of commands what it writes from the command table: every command is in both.
@@ -215,10 +217,29 @@ def medians(path: str) -> dict[str, float]:
     return {result.name: result.median for result in load(PROJECT_ROOT / path).results}
 
 
+@functools.cache
+def multiples(path: str) -> dict[str, float]:
+    """Each benchmark's paired multiple of the memcpy floor over its rounds, as the run's summary gives it."""
+    from serialbench.results.files import load
+    from serialbench.verdicts.timings import timing
+
+    found = {}
+    for result in load(PROJECT_ROOT / path).results:
+        figures = timing(result.benchmark)
+        if figures is not None and figures.multiple is not None:
+            found[result.name] = figures.multiple
+    return found
+
+
 def quoted_value(file: str, what: str) -> float:
-    """The value a quote names: a benchmark's median, or two joined by '/' or '-'."""
-    values = medians(file)
+    """The value a quote names: a benchmark's median, two joined by '/' or '-', or `NAME multiple`, its
+    paired multiple of the floor."""
     parts = what.split()
+    if len(parts) == 2 and parts[1] == "multiple":
+        if parts[0] not in multiples(file):
+            raise KeyError(f"{file} has no paired multiple of the floor for {parts[0]}")
+        return multiples(file)[parts[0]]
+    values = medians(file)
     missing = [name for name in parts[::2] if name not in values]
     if missing:
         raise KeyError(f"{file} has no benchmark {', '.join(missing)}")
