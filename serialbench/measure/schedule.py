@@ -109,7 +109,7 @@ class Plan:
     loops: int
     inner_loops: int
     cycles: int
-    rewarm_calls: int = 0  # untimed calls before each value (timeloop.rewarm_calls; none for a slow op)
+    rewarm_calls: int = 0  # untimed calls before each value (timeloop.REWARM_CALLS; none for a slow op)
 
 
 @dataclass
@@ -249,7 +249,10 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
         warm = [processes[index].ask({"do": "sample"})["seconds"] for index in order]  # one cycle, not recorded
         calls = prepared[0]["loops"] * prepared[0]["inner_loops"]
         per_call = warm[order.index(0)]
-        rewarm_calls = timeloop.rewarm_calls(per_call)
+        # Five calls whatever the op's cost (not the run's rule, timeloop.rewarm_calls): per_call here is
+        # the first value of a fresh process, cold, and a shorter re-warm from it left compare's 4 MB
+        # copy at 1.6-1.8x a plain loop's time instead of 1.3-1.4x (check-harness, 2026-12-01).
+        rewarm_calls = timeloop.REWARM_CALLS if per_call < timeloop.SLOW_CALL else 0
         value_seconds = per_call * (calls + rewarm_calls)  # a value and its re-warm
         cycles = int(BENCHMARK_SECONDS / (len(processes) * max(value_seconds, 1e-9)))
         plan = session.plans[name] = Plan(prepared[0]["loops"], prepared[0]["inner_loops"],
