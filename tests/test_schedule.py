@@ -8,7 +8,11 @@ import pytest
 from serialbench.measure import schedule, timeloop
 from serialbench.measure.sides import Side
 
-SECONDS_PER_OP = {"fast/op/float32/1K": 1e-6, "slow/op/float32/1M": 0.2}
+SECONDS_PER_OP = {"fast/op/float32/1K": 1e-6, "slow/op/float32/1M": 0.2, "mid/op/float32/100K": 0.01,
+                  "copy/op/float32/1M": 160e-6}
+# A value without re-warm calls right after prepare is this many times slower (the other side's prepare
+# evicted the op's data): a 4 MB copy's first calls took 770 us where warm they take 160 us.
+COLD = {"copy/op/float32/1M": 5.0}
 
 
 class FakeProcess:
@@ -30,7 +34,8 @@ class FakeProcess:
             self.loops = request["loops"] or max(1, int(schedule.LOCKSTEP_MIN_TIME / seconds))
             self.pending.append({"loops": self.loops, "inner_loops": 1, "metadata": {}})
         elif request["do"] == "sample":
-            self.pending.append({"seconds": SECONDS_PER_OP[self.name]})
+            cold = COLD.get(self.name, 1.0) if not request.get("rewarm_calls") else 1.0
+            self.pending.append({"seconds": SECONDS_PER_OP[self.name] * cold})
         else:
             self.pending.append({})
 
@@ -101,3 +106,20 @@ def test_a_slow_op_gets_the_cycles_that_fit_and_no_warm_cycle_after_the_first_ro
     assert {r.get("rewarm_calls") for r in asked(second_base, slow, "sample")} == {0}
     for label in ("BASE", "HEAD"):
         assert [len(run.values) for run in session.runs[label][slow]] == [1, 1]
+
+
+def test_the_re_warm_and_cycles_are_planned_from_a_warm_value(rounds):
+    session, made = rounds(2)
+    # A 4 MB copy whose first value is cold (5x) still gets five re-warm calls: planned from the
+    # second value, taken after five calls, not from the first.
+    assert session.plans["copy/op/float32/1M"].rewarm_calls == timeloop.REWARM_CALLS
+    # An op of 10 ms a call covers the cache refill in one call: one re-warm call, so that a value
+    # costs two calls and seven pairs fit in 0.3 s (with five calls it was two pairs).
+    mid = session.plans["mid/op/float32/100K"]
+    assert mid.rewarm_calls == 1
+    assert mid.cycles == int(schedule.BENCHMARK_SECONDS / (2 * 0.01 * (mid.loops + 1)))
+    first_base = made[0]
+    assert [r.get("rewarm_calls") for r in asked(first_base, "copy/op/float32/1M", "sample")][:2] == \
+        [None, timeloop.REWARM_CALLS]
+    # A slow op is not sampled a second time to plan it.
+    assert len(asked(first_base, "slow/op/float32/1M", "sample")) == 1 + session.plans["slow/op/float32/1M"].cycles

@@ -109,7 +109,7 @@ class Plan:
     loops: int
     inner_loops: int
     cycles: int
-    rewarm_calls: int = 0  # untimed calls before each value (timeloop.REWARM_CALLS; none for a slow op)
+    rewarm_calls: int = 0  # untimed calls before each value (timeloop.rewarm_calls; none for a slow op)
 
 
 @dataclass
@@ -246,13 +246,9 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
                 process.ask({"do": "release"})
         raise _CaseError("; ".join(errors))
     if plan is None:
-        warm = [processes[index].ask({"do": "sample"})["seconds"] for index in order]  # one cycle, not recorded
+        per_call = _warm_per_call(processes, order)
         calls = prepared[0]["loops"] * prepared[0]["inner_loops"]
-        per_call = warm[order.index(0)]
-        # Five calls whatever the op's cost (not the run's rule, timeloop.rewarm_calls): per_call here is
-        # the first value of a fresh process, cold, and a shorter re-warm from it left compare's 4 MB
-        # copy at 1.6-1.8x a plain loop's time instead of 1.3-1.4x (check-harness, 2026-12-01).
-        rewarm_calls = timeloop.REWARM_CALLS if per_call < timeloop.SLOW_CALL else 0
+        rewarm_calls = timeloop.rewarm_calls(per_call)  # the run's rule: calls that cover the cache refill
         value_seconds = per_call * (calls + rewarm_calls)  # a value and its re-warm
         cycles = int(BENCHMARK_SECONDS / (len(processes) * max(value_seconds, 1e-9)))
         plan = session.plans[name] = Plan(prepared[0]["loops"], prepared[0]["inner_loops"],
@@ -276,6 +272,23 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
             metadata["inner_loops"] = plan.inner_loops
         runs.append(Run(round_index, side_values, metadata))
     return runs
+
+
+def _warm_per_call(processes: Sequence[Process], order: Sequence[int]) -> float:
+    """The first side's seconds per call of the op just prepared, warm, from values not recorded.
+
+    The first value of a fresh process is cold: a 4 MB copy's first calls after the other side's op
+    took 770 us where warm they take 160 us, and a re-warm and cycles planned from the cold figure
+    left that copy at 1.6-1.8x a plain loop's time instead of 1.3-1.4x (check-harness, 2026-12-01).
+    So an op below timeloop.SLOW_CALL takes a second cycle, each value after five re-warm calls;
+    at most 0.3 s a side, in the first round only."""
+    cold = [processes[index].ask({"do": "sample"})["seconds"] for index in order]
+    per_call = cold[order.index(0)]
+    if per_call >= timeloop.SLOW_CALL:
+        return per_call
+    warm = [processes[index].ask({"do": "sample", "rewarm_calls": timeloop.REWARM_CALLS})["seconds"]
+            for index in order]
+    return warm[order.index(0)]
 
 
 def _fail(session: Session, name: str, why: str, say: Callable[[str], None]) -> None:

@@ -35,8 +35,8 @@ WARM_UP_SECONDS = 0.02
 # would double a round). Between the two, the calls stop once they cover REWARM_SECONDS, at least one:
 # the transient is a refill of the caches, about 2 ms over the 4 MB copy's first five calls, and an op
 # of 2 ms a call touches all of its data in one call. Five calls of a 40 ms op had made each value cost
-# six calls: in the reference's round, 279 s of the ops' calls, 154 s with this rule (issue 34). The
-# run's rule only: compare plans from a cold first value and keeps five calls (measure/schedule.py).
+# six calls: in the reference's round, 279 s of the ops' calls, 154 s with this rule (issue 34). compare
+# applies it to a warm value (measure/schedule.py: a cold one had cut its 4 MB copy's re-warm short).
 REWARM_CALLS = 5
 REWARM_SECONDS = 0.002
 SLOW_CALL = 0.05
