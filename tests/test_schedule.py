@@ -9,7 +9,8 @@ from serialbench.measure import schedule, timeloop
 from serialbench.measure.sides import Side
 
 SECONDS_PER_OP = {"fast/op/float32/1K": 1e-6, "slow/op/float32/1M": 0.2, "mid/op/float32/100K": 0.01,
-                  "copy/op/float32/1M": 160e-6}
+                  "copy/op/float32/1M": 160e-6, "decoder/op/float32/1M": 1.5}
+LOG = []  # (side, request, answered): every request of every fake worker, in the order sent
 # A value without re-warm calls right after prepare is this many times slower (the other side's prepare
 # evicted the op's data): a 4 MB copy's first calls took 770 us where warm they take 160 us.
 COLD = {"copy/op/float32/1M": 5.0}
@@ -28,11 +29,15 @@ class FakeProcess:
 
     def send(self, request):
         self.requests.append(request)
+        LOG.append((self.side.label, request["do"], request.get("name")))
         if request["do"] == "prepare":
             self.name = request["name"]
             seconds = SECONDS_PER_OP[self.name]
             self.loops = request["loops"] or max(1, int(schedule.LOCKSTEP_MIN_TIME / seconds))
-            self.pending.append({"loops": self.loops, "inner_loops": 1, "metadata": {}})
+            answer = {"loops": self.loops, "inner_loops": 1, "metadata": {}}
+            if request.get("time_call"):
+                answer["first_call"] = seconds
+            self.pending.append(answer)
         elif request["do"] == "sample":
             cold = COLD.get(self.name, 1.0) if not request.get("rewarm_calls") else 1.0
             self.pending.append({"seconds": SECONDS_PER_OP[self.name] * cold})
@@ -40,6 +45,7 @@ class FakeProcess:
             self.pending.append({})
 
     def read(self):
+        LOG.append((self.side.label, "read", None))
         return self.pending.pop(0)
 
     def ask(self, request):
@@ -123,3 +129,18 @@ def test_the_re_warm_and_cycles_are_planned_from_a_warm_value(rounds):
         [None, timeloop.REWARM_CALLS]
     # A slow op is not sampled a second time to plan it.
     assert len(asked(first_base, "slow/op/float32/1M", "sample")) == 1 + session.plans["slow/op/float32/1M"].cycles
+
+
+def test_an_op_of_seconds_a_call_is_timed_by_the_call_that_prepares_it(rounds):
+    LOG.clear()
+    session, made = rounds(2)
+    decoder = "decoder/op/float32/1M"
+    assert session.plans[decoder].first_call
+    for process in made[2:]:  # the second round: one timed prepare a side, no value after it
+        assert [r["time_call"] for r in asked(process, decoder, "prepare")] == [True]
+        assert asked(process, decoder, "sample") == []
+    for label in ("BASE", "HEAD"):
+        assert [run.values for run in session.runs[label][decoder]] == [[1.5], [1.5]]
+    # One side after the other: each prepare is answered before the other side's is sent.
+    prepares = [i for i, (label, do, name) in enumerate(LOG) if do == "prepare" and name == decoder]
+    assert all(LOG[i + 1][1] == "read" for i in prepares)
