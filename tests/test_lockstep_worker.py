@@ -120,3 +120,24 @@ def test_an_op_of_seconds_a_call_is_not_called_again_to_calibrate(worker, monkey
     answer = worker.prepare("known/cost/float32/1M", 0, min_time=1.0, time_call=True)
     assert answer["loops"] == 1 and answer["first_call"] == pytest.approx(known_cost.COST)
     assert round((known_cost.now - before) / known_cost.COST) == 1  # prepare's call, and no other
+
+
+@pytest.mark.parametrize("tier, per_call, inner", [
+    ("1K", None, 10), ("10K", 2e-6, 10), ("1M", None, 1),
+    ("10K", 10e-3, 1),  # a JSON encoder at 10K: one call an iteration, the loop's 20 ns are nothing
+])
+def test_only_a_cheap_op_is_unrolled(tier, per_call, inner):
+    assert timeloop.inner_loops(tier, per_call) == inner
+
+
+def test_an_op_whose_call_is_timed_slow_is_not_unrolled_and_a_plan_keeps_its_loop(worker, monkeypatch):
+    monkeypatch.setattr(lockstep_worker.timeloop, "UNROLL_BELOW", known_cost.COST / 2)  # this op is "slow"
+    assert worker.prepare("known/cost/float32/10K", 0, min_time=1e-3, time_call=True)["inner_loops"] == 1
+    assert worker.prepare("known/cost/float32/10K", 0, min_time=1e-3)["inner_loops"] == 10  # its call not timed
+    # Given loops, the plan's inner_loops are used as they are (the tier's when none are given).
+    answer = worker.prepare("known/cost/float32/10K", 4, min_time=1e-3, time_call=True, inner_loops=1)
+    assert answer["inner_loops"] == 1
+    before = known_cost.now
+    assert worker.sample() == pytest.approx(known_cost.COST)
+    assert known_cost.now - before == pytest.approx(4 * known_cost.COST)
+    assert worker.prepare("known/cost/float32/10K", 4, min_time=1e-3, time_call=True)["inner_loops"] == 10

@@ -127,6 +127,12 @@ def test_the_re_warm_and_cycles_are_planned_from_a_warm_value(rounds):
     first_base = made[0]
     assert [r.get("rewarm_calls") for r in asked(first_base, "copy/op/float32/1M", "sample")][:2] == \
         [None, timeloop.REWARM_CALLS]
+    # Every later prepare times the loop the plan calibrated: its loops and its calls an iteration.
+    second_base = made[2]
+    for name, plan in session.plans.items():
+        if not plan.first_call:
+            assert [(r["loops"], r["inner_loops"]) for r in asked(second_base, name, "prepare")] == \
+                [(plan.loops, plan.inner_loops)]
     # A slow op is not sampled a second time to plan it.
     assert len(asked(first_base, "slow/op/float32/1M", "sample")) == 1 + session.plans["slow/op/float32/1M"].cycles
 

@@ -13,9 +13,10 @@ The run (commands/run.py) uses the same worker for its one side: a process holds
 its memcpy floor at once (two slots) and alternates their values, so that the benchmark's multiple
 of the floor is a ratio of values milliseconds apart, as compare's HEAD/BASE is.
 
-Requests: {"do": "prepare", "name", "loops" (0: calibrate), "min_time", "check" (the round trip),
-"slot" (0, the default, starts a new benchmark; 1 prepares a second op beside it), "time_call"
-(answer prepare's own call of the op as "first_call", in seconds)},
+Requests: {"do": "prepare", "name", "loops" (0: calibrate), "inner_loops" (the plan's, with its
+loops), "min_time", "check" (the round trip), "slot" (0, the default, starts a new benchmark; 1
+prepares a second op beside it), "time_call" (answer prepare's own call of the op as "first_call",
+in seconds)},
 {"do": "sample", "rewarm", "rewarm_calls", "slot"} (one value, in seconds per op, after `rewarm`
 seconds or `rewarm_calls` calls of untimed calls), {"do": "cycles", "count", "slots", "warm",
 "rewarm_calls"} (each slot's op warmed, then `count` cycles of a value of each slot listed, in turn:
@@ -88,18 +89,20 @@ class Worker:
         return self.slots[0].time_func if 0 in self.slots else None
 
     def prepare(self, name: str, loops: int, min_time: float, check: bool = True, slot: int = 0,
-                time_call: bool = False) -> dict:
+                time_call: bool = False, inner_loops: int | None = None) -> dict:
         """Build the op in `slot`; with time_call, the answer's "first_call" is the seconds of prepare's
-        own call of it (None when the side's serialbench cannot time it)."""
+        own call of it (None when the side's serialbench cannot time it). Calibrating (loops 0), the
+        calls per loop iteration follow the tier and that call (timeloop.inner_loops); a plan passes
+        its own inner_loops with its loops, so that every process of it times the same loop."""
         registry, benchmark_metadata, _ = side_api()
         if slot == 0 and self.slots:
             self.release()
         padding = random_heap_padding()
         bench, cases = self.find(name)
         prepared = prepare_benchmark(registry, bench, cases, check, self.clock if time_call else None)
-        inner = timeloop.UNROLLED_TIERS.get(bench.tier, 1)
-        time_func = timeloop.make_time_func(prepared.op, inner, self.clock)
         first_call = getattr(prepared, "first_call", None) if time_call else None
+        inner = inner_loops or timeloop.inner_loops(bench.tier, None if loops else first_call)
+        time_func = timeloop.make_time_func(prepared.op, inner, self.clock)
         if not loops:
             # An op of seconds a call fills a value with one: its timed call says so without another.
             timed = first_call is not None and first_call >= timeloop.TIMED_FIRST_CALL and inner == 1
@@ -225,7 +228,7 @@ def serve(requests, reply, worker: Worker) -> None:
             if action == "prepare":
                 answer = worker.prepare(request["name"], request["loops"], request["min_time"],
                                         request.get("check", True), request.get("slot", 0),
-                                        request.get("time_call", False))
+                                        request.get("time_call", False), request.get("inner_loops"))
             elif action == "sample":
                 answer = {"seconds": worker.sample(request.get("rewarm", 0.0), request.get("slot", 0),
                                                    request.get("rewarm_calls", 0))}

@@ -26,8 +26,7 @@ def time_op(name: str, case_dirs=(), values: int = VALUES, min_time: float = PLA
         prepared = prepare(next(b for b in benchmarks if b.name == name), cases)
     except CaseFailed as exc:
         return {"name": name, "error": str(exc)}
-    inner = timeloop.UNROLLED_TIERS.get(tier, 1)
-    timeloop.warm_up(prepared.op)
+    inner = timeloop.inner_loops(tier, timeloop.warm_up(prepared.op))
     time_func = timeloop.make_time_func(prepared.op, inner)
     loops = timeloop.calibrated_loops(time_func, min_time)
     taken = [time_func(loops) / (loops * inner) for _ in range(values)]

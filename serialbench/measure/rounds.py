@@ -161,10 +161,12 @@ def _time_round(session: Session, order: Sequence[str], floors: Mapping[str, str
     session.rounds = round_index + 1
 
 
-def _prepare(process: Process, name: str, loops: int, settings: Settings, check: bool, slot: int = 0,
+def _prepare(process: Process, name: str, plan: OpPlan | None, settings: Settings, check: bool, slot: int = 0,
              time_call: bool = False) -> dict:
-    answer = process.ask({"do": "prepare", "name": name, "loops": loops, "min_time": settings.min_time,
-                          "check": check, "slot": slot, "time_call": time_call})
+    """Prepare `name` in `slot`: with its plan's loops, or calibrating them (or with --loops)."""
+    loops, inner = (plan.loops, plan.inner_loops) if plan else (settings.loops or 0, None)
+    answer = process.ask({"do": "prepare", "name": name, "loops": loops, "inner_loops": inner,
+                          "min_time": settings.min_time, "check": check, "slot": slot, "time_call": time_call})
     if "error" in answer:
         process.ask({"do": "release"})
         raise schedule._CaseError(answer["error"])
@@ -192,8 +194,7 @@ def _time_benchmark(session: Session, process: Process, name: str, floor: str | 
     known = session.plans.get(name)
     # Prepare's own call is timed in the first round (to plan the op) and for an op of seconds a call.
     time_call = known is None or known.first_call
-    answer = _prepare(process, name, known.loops if known else (settings.loops or 0), settings, check=known is None,
-                      time_call=time_call)
+    answer = _prepare(process, name, known, settings, check=known is None, time_call=time_call)
     plan = _plan(session, process, name, {**answer, "slot": 0}, settings)
     first_call = answer.get("first_call") if plan.first_call else None
     # The first cycle of a fast op warms it up and is not recorded, as compare's warm cycle: prepare's
@@ -204,8 +205,7 @@ def _time_benchmark(session: Session, process: Process, name: str, floor: str | 
     slots, rewarm = [0], [plan.rewarm_calls]
     if floor is not None:
         known_floor = session.plans.get(floor)
-        floor_answer = _prepare(process, floor, known_floor.loops if known_floor else (settings.loops or 0), settings,
-                                check=False, slot=1)
+        floor_answer = _prepare(process, floor, known_floor, settings, check=False, slot=1)
         floor_plan = _plan(session, process, floor, {**floor_answer, "slot": 1}, settings)
         # A slow op's value sits between two of the floor's; a fast op's alternates with one.
         slots = [1, 0, 1] if plan.slow else [0, 1]

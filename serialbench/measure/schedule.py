@@ -218,12 +218,12 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
         if "error" in answer:
             raise _CaseError(f"{processes[0].side.label}: {answer['error']}")
         processes[0].ask({"do": "release"})
-        loops = answer["loops"]
+        loops, inner = answer["loops"], answer["inner_loops"]
         first_call = answer.get("first_call")
         if first_call is not None and first_call >= timeloop.TIMED_FIRST_CALL and loops == answer["inner_loops"] == 1:
             plan = session.plans[name] = Plan(1, 1, 1, 0, first_call=True)
     else:
-        loops = plan.loops
+        loops, inner = plan.loops, plan.inner_loops
     # The sides take their values in a fixed order, A B A B ..., so that every value follows a value
     # of another process: a process asked twice in a row was measured here 15-20% slower or faster
     # on its second value (at 1M), a bias that a rotating order turns into noise of that size. Two
@@ -244,7 +244,8 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
     # later rounds run the same code on the same input (at 1M a decoder's check costs seconds).
     for index in order:
         check = round_index == 0 and not (plan is None and index == 0)  # side 0 was checked calibrating
-        processes[index].send({"do": "prepare", "name": name, "loops": loops, "min_time": min_time, "check": check})
+        processes[index].send({"do": "prepare", "name": name, "loops": loops, "inner_loops": inner,
+                               "min_time": min_time, "check": check})
     prepared = [process.read() for process in processes]
     errors = [f"{p.side.label}: {a['error']}" for p, a in zip(processes, prepared) if "error" in a]
     if errors:
@@ -292,7 +293,7 @@ def _time_first_calls(processes: Sequence[Process], order: Sequence[int], name: 
     for index in order:
         check = round_index == 0 and index != 0  # side 0 was checked calibrating
         answers[index] = processes[index].ask({"do": "prepare", "name": name, "loops": 1, "min_time": min_time,
-                                               "check": check, "time_call": True})
+                                               "inner_loops": 1, "check": check, "time_call": True})
         if "error" in answers[index]:
             for prepared in order[:order.index(index)]:
                 processes[prepared].ask({"do": "release"})

@@ -17,8 +17,12 @@ import time
 
 CLOCK = time.thread_time
 CLOCK_NAME = "thread_time"
-# Tiers cheap enough that a `for` loop's overhead would show: unroll ten calls per iteration.
+# Tiers cheap enough that a `for` loop's overhead would show: unroll ten calls per iteration. Not for
+# an op known to take UNROLL_BELOW or more a call (66 ops at 1K and 10K take 1-27 ms: JSON, KServe's
+# decoder), whose loop overhead of about 20 ns an iteration is nothing: ten calls a value made each
+# of their values ten times as long as a value needs to be, so compare fitted one pair a round of them.
 UNROLLED_TIERS = {"1K": 10, "10K": 10}
+UNROLL_BELOW = 100e-6
 # Calls before the first value: enough for caches, the allocator's free lists and lazy imports to
 # settle (a fresh 4 MB buffer took 25x as long on its first copy here, and 1.1-3.5x on the next
 # ten); at least one call, and a slow op (a JSON decoder at 1M, seconds a call) stops after it.
@@ -46,6 +50,14 @@ SLOW_CALL = 0.05
 # such ops (0.8-3 s a call, two processes each): the first call took 0.85-1.19x the second, and the
 # third 0.69-1.15x the second, so the first call is as good as any other.
 TIMED_FIRST_CALL = 0.5
+
+
+def inner_loops(tier: str, per_call: float | None = None) -> int:
+    """Calls per iteration of the timed loop for an op of this tier, given its seconds a call when
+    known (prepare's own call, or the warm-up's)."""
+    if per_call is not None and per_call >= UNROLL_BELOW:
+        return 1
+    return UNROLLED_TIERS.get(tier, 1)
 
 
 def rewarm_calls(per_call: float) -> int:
