@@ -220,7 +220,7 @@ def _time_benchmark(session: Session, processes: Sequence[Process], name: str, m
         processes[0].ask({"do": "release"})
         loops, inner = answer["loops"], answer["inner_loops"]
         first_call = answer.get("first_call")
-        if first_call is not None and first_call >= timeloop.TIMED_FIRST_CALL and loops == answer["inner_loops"] == 1:
+        if first_call is not None and first_call >= timeloop.TIMED_FIRST_CALL and loops == inner == 1:
             plan = session.plans[name] = Plan(1, 1, 1, 0, first_call=True)
     else:
         loops, inner = plan.loops, plan.inner_loops
