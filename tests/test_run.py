@@ -320,3 +320,24 @@ def test_an_op_of_seconds_a_call_is_timed_from_the_call_that_prepares_it(tmp_pat
     assert all(by_round[index].get_metadata()[FLOOR_RATIO] > 0 for index in (0, 1))
     floor = pyperf.BenchmarkSuite.load(str(output)).get_benchmark("baseline/tobytes/float32/1K").get_runs()
     assert all(len(run.values) == 1 for run in floor)  # the floor, too, counted as one of seconds a call
+
+
+def test_a_fresh_clone_shows_nothing_new_in_git_status_after_a_run_and_its_site(tmp_path):
+    """A user's results and site stay out of git: the README's run and `html results -o site`, from a
+    clone of this repository (its .gitignore as it is in this tree), leave `git status` as it was."""
+    if not (PROJECT_ROOT / ".git").exists():
+        pytest.skip("not a git checkout (an installed serialbench): nothing to clone")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(PROJECT_ROOT), str(clone)], check=True)
+    (clone / ".gitignore").write_text((PROJECT_ROOT / ".gitignore").read_text())
+    subprocess.run(["git", "-C", str(clone), "-c", "user.name=test", "-c", "user.email=test@example.com",
+                    "commit", "-q", "--allow-empty", "-am", "the tree's .gitignore"], check=True)
+    for args in ([*SMALLEST, "-b", "baseline/tobytes/float32/1K"], ["html", "results", "-o", "site"]):
+        done = subprocess.run([sys.executable, "-m", "serialbench", *args], cwd=clone, capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr
+    assert (clone / "site" / "index.html").exists()
+    assert [path for path in (clone / "results").glob("*.json") if not (PROJECT_ROOT / "results" / path.name).exists()]
+    status = subprocess.run(["git", "-C", str(clone), "status", "--porcelain", "--untracked-files=all"],
+                            capture_output=True, text=True, check=True)
+    assert status.stdout == ""
