@@ -101,7 +101,8 @@ SESSION_CHANGES = {"baseline/tobytes/float32/1K": (100e-9, 1.0), "msgpack/packb/
                    "msgpack/decode-unpackb/float32/1K": (0.8e-6, 0.90)}
 
 
-def session_file(side: str, version: str) -> list:
+def session_file(side: str, version: str, sided: bool = True) -> list:
+    """One side of the session (sided), or, without serialbench_side, a run in rounds as the run writes it."""
     benches = []
     for name, (seconds, change) in SESSION_CHANGES.items():
         fmt, impl, kind, tier = name.split("/")
@@ -113,8 +114,8 @@ def session_file(side: str, version: str) -> list:
                         "serialbench_tier": tier, "serialbench_direction": "decode" if impl.startswith("decode-")
                         else "encode", "input_bytes": 4000, "payload_bytes": 4100, "loops": 100,
                         "serialbench_commit": "0123456789abcdef", "serialbench_session": "0123456789ab",
-                        "serialbench_round": round_index, "serialbench_side": f"msgpack {version}",
-                        "date": "2026-11-30 12:00:00", "msgpack_version": version}
+                        "serialbench_round": round_index, "date": "2026-11-30 12:00:00", "msgpack_version": version,
+                        **({"serialbench_side": f"msgpack {version}"} if sided else {})}
             runs.append(pyperf.Run(values, metadata=metadata, collect_metadata=False))
         benches.append(pyperf.Benchmark(runs))
     return benches
@@ -146,6 +147,45 @@ def sweep_parts():
                   (2, 2))]
 
 
+def bisection() -> str:
+    """bisect --json of tritonclient 2.40.0 to 2.50.0 on one benchmark: three sessions, the step at 2.46.0."""
+    from serialbench.core import stats
+    from serialbench.verdicts.bisection import Result
+    from serialbench.verdicts.steps import Step
+    from serialbench.views.verdict_json import bisect_json
+
+    def step(before, after, change, word=stats.FASTER, rounds=8):
+        return Step(before, after, change, change - 0.05, change + 0.05, word, rounds)
+
+    same = stats.NO_CHANGE
+    sessions = [{"sides": ["2.40.0", "2.44.0", "2.50.0"], "rounds": 16, "minutes": 0.4,
+                 "steps": [step("2.40.0", "2.44.0", -0.005, same, 16), step("2.44.0", "2.50.0", -0.553),
+                           step("2.40.0", "2.50.0", -0.553)]},
+                {"sides": ["2.44.0", "2.47.0", "2.50.0"], "rounds": 16, "minutes": 0.42,
+                 "steps": [step("2.44.0", "2.47.0", -0.554), step("2.47.0", "2.50.0", 0.003, same, 16),
+                           step("2.44.0", "2.50.0", -0.546)]},
+                {"sides": ["2.45.0", "2.46.0", "2.47.0"], "rounds": 16, "minutes": 0.5,
+                 "steps": [step("2.45.0", "2.46.0", -0.549), step("2.46.0", "2.47.0", 0.002, same, 16),
+                           step("2.45.0", "2.47.0", -0.548)]}]
+    result = Result([step("2.45.0", "2.46.0", -0.549)], step("2.40.0", "2.50.0", -0.553))
+    return bisect_json("triton-binary/tritonclient/int32x3/1M", "2.40.0", "2.50.0", result, sessions)
+
+
+def harness_panel() -> str:
+    """check-harness --json of three benchmarks, five processes a way: two agree, one disagrees."""
+    from serialbench.views.harness_table import harness_json
+
+    def processes(median, spread=0.02):
+        return [median * (1 + spread * k) for k in (-2, -1, 0, 1, 2)]
+
+    medians = {"msgpack/packb/float32/100K": (50e-6, 51e-6, 50.5e-6),  # run, compare, plain
+               "msgpack/packb/float32/1M": (1.5e-3, 1.6e-3, 1.55e-3),
+               "baseline/tobytes/float32/1M": (150e-6, 260e-6, 120e-6)}
+    timed = {way: {name: processes(ways[index]) for name, ways in medians.items()}
+             for index, way in enumerate(("run", "compare", "plain"))}
+    return harness_json(list(medians), timed, 0.25, 5)
+
+
 def write_testdata(directory) -> None:
     """Write tests/testdata/ again (its files are committed: whole commands read them as a user's)."""
     import json
@@ -159,8 +199,12 @@ def write_testdata(directory) -> None:
     (directory / "run.memory.json").write_text(json.dumps(memory_companion(BASE_RUN), indent=1) + "\n")
     for side, version in (("base", "1.0.8"), ("head", "1.1.2")):
         pyperf.BenchmarkSuite(session_file(side, version)).dump(str(directory / f"compare-{side}.json"), replace=True)
+    pyperf.BenchmarkSuite(session_file("head", "1.1.2", sided=False)).dump(str(directory / "rounds.json"),
+                                                                            replace=True)
     for index, part in enumerate(sweep_parts(), start=1):
         (directory / f"sweep-part-{index}.json").write_text(sweep_json(part))
+    (directory / "bisect.json").write_text(bisection())
+    (directory / "check-harness.json").write_text(harness_panel())
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 The files are made here (a run with its memory file, a compare session's two sides, hostile strings
 in names and side descriptions) or are the toy library's sweep (tests/conftest.py `swept`, a step at
-v3); the bisection and check-harness pages read copies of the committed results. The browser is
+v3); the bisection and check-harness pages read the files of tests/testdata/ (tests/hand_built.py). The browser is
 Debian's chromium through selenium (tests/browser.py); the browser tests skip, with the reason, only
 where it is not installed (.ci/run installs it). Assertions are on content: the series drawn, the
 verdict words, the shaded steps, the text shown, the requests made.
@@ -22,6 +22,8 @@ from serialbench.results import kinds
 from serialbench.views import site
 from tests import browser
 from tests.helpers import PROJECT_ROOT, in_process
+
+TESTDATA = PROJECT_ROOT / "tests" / "testdata"
 
 EVIL_IMPL = '<img src=x onerror="window.pwned=1">'
 EVIL_FORMAT = "<script>window.pwned=2</script>"  # its '/' is one more word separator: the name still loads
@@ -83,8 +85,8 @@ def folder(tmp_path_factory):
     folder = tmp_path_factory.mktemp("results")
     write_run(folder / "run-one.json")
     write_compare(folder)
-    for name in ("bisect-tritonclient.json", "check-harness-issue.json"):
-        shutil.copy(PROJECT_ROOT / "results" / name, folder / name)
+    for name in ("bisect.json", "check-harness.json"):
+        shutil.copy(TESTDATA / name, folder / name)
     (folder / "truncated.json").write_text('{"version": "1.0", "benchmarks": [{"runs": [')
     (folder / "other.json").write_text('{"hello": "world"}')
     return folder
@@ -108,11 +110,9 @@ def test_embedded_json_cannot_close_its_element_and_reads_back():
 
 
 def test_each_kind_of_result_file_is_told_by_its_content():
-    results = PROJECT_ROOT / "results"
-    found = {name: kinds.kind_of(kinds.read_json(results / name)) for name in (
-        "float32-fast.json", "compare-tritonclient_2.45.0-tritonclient_2.46.0-base.json", "REFERENCE.memory.json",
-        "sweep-tritonclient.json", "bisect-tritonclient.json", "check-harness-issue.json",
-        "fast-triton-binary.json")}  # a run in rounds: a session id in its runs, but no side
+    found = {name: kinds.kind_of(kinds.read_json(TESTDATA / name)) for name in (
+        "run.json", "compare-base.json", "run.memory.json", "sweep-part-1.json", "bisect.json", "check-harness.json",
+        "rounds.json")}  # a run in rounds: a session id in its runs, but no side
     assert list(found.values()) == ["run", "session", "memory", "sweep", "bisect", "check-harness", "run"]
 
 
@@ -287,8 +287,7 @@ def test_the_bisection_is_a_ladder_down_to_the_answer(chromium, built):
     assert chromium.find_element("id", "answer").text.startswith(
         "triton-binary/tritonclient/int32x3/1M: changed at 2.46.0 (after 2.45.0): faster, -54.9%")
     sessions = chromium.find_elements("css selector", "#ladder tbody tr")
-    assert len(sessions) == len(json.loads((PROJECT_ROOT / "results" / "bisect-tritonclient.json").read_text())
-                                ["sessions"])
+    assert len(sessions) == len(json.loads((TESTDATA / "bisect.json").read_text())["sessions"]) == 3
     assert "faster" in sessions[-1].text
 
 
@@ -347,3 +346,14 @@ def test_the_toy_librarys_sweep_shades_the_step_at_v3_and_no_other(chromium, swe
     detail = chromium.find_element("id", "step").text
     assert "1.0 -> 3.0" not in detail and "2.0 -> 3.0" in detail and "slower" in detail and "8 rounds" in detail
     assert len(chromium.execute_script("return document.getElementById('rounds').data[0].y")) == 8
+
+
+def test_a_folder_without_result_files_is_refused_in_one_line_and_nothing_is_written(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("not a result")
+    done = in_process("html", empty, "-o", tmp_path / "site")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [f"serialbench: error: no result files in {empty}: give result files "
+                                        "(.json or .json.gz) or folders that hold them"]
+    assert not (tmp_path / "site").exists()

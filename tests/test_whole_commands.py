@@ -68,3 +68,31 @@ def test_an_existing_output_is_refused_before_any_work(testdata):
     (testdata / "taken.json").write_text("kept")
     check_command("refused", "report", "run.json", "--json", "taken.json", status=2)
     assert (testdata / "taken.json").read_text() == "kept"
+
+
+def test_every_reader_reads_the_files_gzipped(testdata):
+    """pyperf reads .json.gz; so does every serialbench reader: report (with the memory companion), the
+    pairing of a session's two files, sweep --merge, memory's check for a companion, and html."""
+    import gzip
+
+    plain = {"report": in_process("report", "run.json"),
+             "session": in_process("report", "compare-base.json", "compare-head.json"),
+             "merge": in_process("sweep", "--merge", "sweep-part-1.json", "sweep-part-2.json")}
+    for path in sorted(testdata.glob("*.json")):
+        path.with_name(path.name + ".gz").write_bytes(gzip.compress(path.read_bytes()))
+        path.unlink()
+    zipped = {"report": in_process("report", "run.json.gz"),
+              "session": in_process("report", "compare-base.json.gz", "compare-head.json.gz"),
+              "merge": in_process("sweep", "--merge", "sweep-part-1.json.gz", "sweep-part-2.json.gz")}
+    for what, done in zipped.items():
+        assert done.returncode == plain[what].returncode == 0, done.stderr
+        assert done.stdout == plain[what].stdout.replace(".json", ".json.gz"), what
+    assert "memory per op: run.memory.json.gz" in zipped["report"].stdout
+    done = in_process("memory", "run.json.gz")
+    assert done.returncode == 0 and "run.memory.json.gz exists and is never overwritten" in done.stderr
+    assert not (testdata / "run.memory.json").exists()
+    done = in_process("html", testdata, "-o", testdata / "site")
+    assert done.returncode == 0, done.stderr
+    assert sorted(path.name for path in (testdata / "site").glob("*.html")) == [
+        "bisect.html", "check-harness.html", "compare.html", "index.html", "run-rounds.html", "run.html",
+        "sweep-part-1.html", "sweep-part-2.html"]

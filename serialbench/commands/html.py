@@ -1,9 +1,10 @@
 """`python -m serialbench html [FILE|DIR ...] -o DIR`: a static site of result files (views/site/).
 
-The default input is ./results. The site opens from file:// with no server and no network. A file
-that cannot be read, or is no serialbench result, is named on stderr in one line and left out; the
-rest is built. The output folder is new or empty: a site never mixes with older pages, and, as
-every output of every command (commands/contract.py), nothing is written over.
+The default input is ./results; inputs that hold no result file at all are bad input. The site opens
+from file:// with no server and no network. A file that cannot be read, or is no serialbench result,
+is named on stderr in one line and left out; the rest is built. The output folder is new or empty: a
+site never mixes with older pages, and, as every output of every command (commands/contract.py),
+nothing is written over.
 """
 
 from __future__ import annotations
@@ -26,12 +27,16 @@ def arguments(cli: Parser) -> None:
 
 def run(args, out: Output) -> int:
     from serialbench.core.errors import UsageError
+    from serialbench.results import kinds
     from serialbench.views.site import build_site
 
     folder = out.path("output")
     if folder is None:
         raise UsageError("give the site's folder: -o DIR (new or empty)")
     inputs = args.inputs or [RESULTS]
+    if not kinds.find(inputs):
+        raise UsageError(f"no result files in {', '.join(map(str, inputs))}: give result files (.json or "
+                         ".json.gz) or folders that hold them")
     started = time.monotonic()
     folder.mkdir(parents=True, exist_ok=True)
     pages = build_site(inputs, folder, out.say)

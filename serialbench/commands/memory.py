@@ -27,7 +27,7 @@ from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
 from serialbench.measure import allocations
 from serialbench.measure.memory import DEFAULT_CALLS
-from serialbench.results.files import MEMORY_FORMAT, load, memory_path_for
+from serialbench.results.files import MEMORY_FORMAT, load, memory_companion, memory_path_for
 from serialbench.results.selection import select_results
 from serialbench.views.benchmem import benchmem, benchmem_json, benchmem_markdown
 
@@ -49,9 +49,10 @@ def run(args, out: Output) -> int:
     if args.calls < 1:
         raise UsageError(f"--calls {args.calls}: give 1 or more")
     results = load(args.results, with_memory=False)
+    existing = memory_companion(args.results)
+    if existing is not None:
+        return show_measured(args, out, existing)
     out_path = memory_path_for(args.results)
-    if out_path.exists():
-        return show_measured(args, out, out_path)
     out.claim(out_path, "the memory file")
     selected = select_results(results, args.patterns, args.tier, selected_inputs(args))
     payloads = payload_arguments(args.payloads) or recorded_payloads(selected)

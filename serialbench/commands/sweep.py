@@ -17,7 +17,6 @@ import dataclasses
 import socket
 import sys
 import time
-from pathlib import Path
 
 from serialbench.commands import options
 from serialbench.commands.contract import Output, Parser
@@ -37,6 +36,7 @@ from serialbench.measure.schedule import Budget, Session, run_session
 from serialbench.measure.side_setup import check_selection, check_sides, sides_with_overlays
 from serialbench.measure.sides import Side
 from serialbench.measure.worktrees import work_tree
+from serialbench.results import kinds
 from serialbench.results.paths import safe_stem
 from serialbench.results.session_files import machine_metadata, write_session_files
 from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_rows
@@ -143,9 +143,11 @@ def run(args, out: Output) -> int:
 
 def read(path: str) -> str:
     try:
-        return Path(path).read_text()
-    except OSError as exc:
-        raise UsageError(f"--merge {path}: {exc.strerror}; give the --json files of a sweep's parts") from None
+        with kinds.open_text(path) as file:
+            return file.read()
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or type(exc).__name__
+        raise UsageError(f"--merge {path}: {why}; give the --json files of a sweep's parts") from None
 
 
 def relabelled(usable, specs: list[str]) -> list:

@@ -7,7 +7,7 @@ UsageError with one line saying what is wrong and what to do. Partial runs (a wo
 run was interrupted) and files that `--append` added runs to load like any other.
 
 The memory pass (`python -m serialbench memory`) writes a companion file beside the result file,
-`NAME.memory.json`; `load` picks it up when it is there.
+`NAME.memory.json`; `load` picks it up when it is there, or gzip'd as `NAME.memory.json.gz`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import pyperf
 from serialbench.catalog.case import DIRECTIONS
 from serialbench.catalog.registry import FLOOR
 from serialbench.core.errors import UsageError
+from serialbench.results.kinds import open_text
 
 # Bumped when the meaning of the metadata changes. Files carry it as `serialbench_results_format`
 # (suite metadata); a file without it is format 1 when it has every key below.
@@ -136,7 +137,7 @@ class ResultFile:
 
 
 def memory_path_for(results_path: str | os.PathLike) -> Path:
-    """The companion file of the memory pass: results/abc.json -> results/abc.memory.json."""
+    """Where the memory pass writes its companion file: results/abc.json -> results/abc.memory.json."""
     path = Path(results_path)
     name = path.name
     for suffix in (".json.gz", ".json"):
@@ -144,6 +145,15 @@ def memory_path_for(results_path: str | os.PathLike) -> Path:
             name = name[: -len(suffix)]
             break
     return path.with_name(f"{name}.memory.json")
+
+
+def memory_companion(results_path: str | os.PathLike) -> Path | None:
+    """The memory file beside a result file, as the memory pass wrote it or gzip'd; None without one."""
+    written = memory_path_for(results_path)
+    for path in (written, written.with_name(written.name + ".gz")):
+        if path.is_file():
+            return path
+    return None
 
 
 def load(path: str | os.PathLike, with_memory: bool = True) -> ResultFile:
@@ -231,8 +241,8 @@ def _result(path: str, bench: pyperf.Benchmark) -> Result:
 
 
 def _attach_memory(loaded: ResultFile) -> None:
-    companion = memory_path_for(loaded.path)
-    if not companion.exists():
+    companion = memory_companion(loaded.path)
+    if companion is None:
         return
     data = load_memory(companion)
     loaded.memory_path = str(companion)
@@ -249,12 +259,12 @@ def _attach_memory(loaded: ResultFile) -> None:
 def load_memory(path: str | os.PathLike) -> dict:
     """Load and check a memory companion file: {"serialbench_memory": 2, "benchmarks": {name: {...}}}."""
     try:
-        with open(path, encoding="utf-8") as file:
+        with open_text(path) as file:
             data = json.load(file)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: truncated or malformed JSON ({exc.msg} at line {exc.lineno}); "
                          "delete it and run 'python -m serialbench memory' again") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
         raise UsageError(f"{path}: cannot be read ({type(exc).__name__}: {_one_line(exc)})") from None
     if not isinstance(data, dict) or "serialbench_memory" not in data:
         raise UsageError(f"{path}: not a serialbench memory file; it is written by 'python -m serialbench memory'")
@@ -272,7 +282,6 @@ def load_memory(path: str | os.PathLike) -> dict:
         if any(not isinstance(entry.get(key, 0), int | float) for key in ("bytes_per_op", "allocs_per_op")):
             raise UsageError(f"{path}: entry {name!r} has a bytes_per_op or allocs_per_op that is not a number")
     return data
-
 
 
 def _one_line(exc: BaseException) -> str:

@@ -18,6 +18,7 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import IO
 
 from serialbench.core.errors import UsageError
 
@@ -40,13 +41,18 @@ def find(inputs: Iterable[str | os.PathLike]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
+def open_text(path: str | os.PathLike) -> IO[str]:
+    """A file opened for reading as UTF-8 text, through gzip when its name ends in .gz: every reader of
+    result files reads both, as pyperf does."""
+    if str(path).endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
 def read_json(path: str | os.PathLike) -> object:
     """A file's JSON (gzip'd when its name ends in .gz); a one-line UsageError when it cannot be read."""
     try:
-        if str(path).endswith(".gz"):
-            with gzip.open(path, "rt", encoding="utf-8") as file:
-                return json.load(file)
-        with open(path, encoding="utf-8") as file:
+        with open_text(path) as file:
             return json.load(file)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: truncated or malformed JSON ({exc.msg} at line {exc.lineno} "

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from serialbench.core.errors import UsageError
 from serialbench.results import kinds
-from serialbench.results.files import ResultFile, load, memory_path_for
+from serialbench.results.files import ResultFile, load, memory_companion
 from serialbench.results.paths import safe_stem
 from serialbench.views.verdict_json import sweep_from_json
 
@@ -81,7 +81,7 @@ def _load_run(path: Path) -> tuple[ResultFile, str | None]:
     try:
         return load(path), None
     except UsageError as exc:
-        if memory_path_for(path).exists():
+        if memory_companion(path) is not None:
             try:
                 loaded = load(path, with_memory=False)
             except UsageError:
