@@ -183,7 +183,7 @@ def decode_binary_body(wire: bytes, payload: Payload) -> list:
 
 
 # Timed ops shared by two cases (a request's and a response's, or two forms of one client): each op
-# below is a case's timed region, moved here from the case modules with its body as it was.
+# below is a case's timed region, written once for the cases that time it.
 
 def binary_body_decoder(wire: bytes, loads, key: str, header_from_view: bool = False):
     """decode() -> the tensors of a binary-extension body: `loads` parses the JSON header (from the

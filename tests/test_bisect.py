@@ -100,7 +100,7 @@ def test_no_change_from_good_to_bad_is_said_in_one_session():
 
 
 def test_every_step_of_a_cost_that_crept_up_is_found_with_its_share_of_the_whole():
-    """The issue's orjson case in miniature: five steps over twenty releases, one of them faster, one
+    """orjson's bisection in miniature: five steps over twenty releases, one of them faster, one
     hidden in a half whose whole change is at the threshold."""
     versions = [f"3.10.{i}" for i in range(20)]
     factors = {"3.10.1": 1.20, "3.10.2": 1.15, "3.10.6": 1.40, "3.10.9": 0.80, "3.10.13": 1.25}

@@ -13,7 +13,7 @@ from tests.helpers import serialbench
 
 
 def test_a_benchmark_whose_harnesses_differ_beyond_the_tolerance_is_flagged():
-    # The issue's figures: the run at 4.3x compare, every one of its processes slower.
+    # A panel's figures: the run at 4.3x compare, every one of its processes slower.
     timed = {"run": {"a/b/c/1M": [140e-6, 145e-6, 151e-6], "x/y/z/1K": [1.0e-6, 0.9e-6, 1.3e-6]},
              "compare": {"a/b/c/1M": [33.7e-6, 30e-6, 35e-6], "x/y/z/1K": [1.1e-6, 1.0e-6, 1.2e-6]},
              "plain": {"a/b/c/1M": [18.3e-6, 19e-6, 18e-6], "x/y/z/1K": [1.05e-6, 1.1e-6, 1.0e-6]}}
@@ -81,8 +81,8 @@ def test_the_verdict_tells_a_biased_harness_from_process_noise():
 
 @pytest.mark.slow
 def test_the_three_harnesses_agree_on_a_copy_at_100k(tmp_path):
-    # The benchmark whose run was 4.3x compare's (issue 24): memcpy's page-aliasing cliff, now off in
-    # both harnesses' workers. Smallest settings; the bound is loose, a regression of that size is not.
+    # The benchmark whose run was once 4.3x compare's (docs/findings/one-op-one-time.md): memcpy's page-aliasing
+    # cliff, off in both harnesses' workers. Smallest settings; the bound is loose, a regression of that size is not.
     # Two FORMAT/IMPL groups: every way must time the second group too (each run has its own file).
     saved = tmp_path / "panel.json"
     done = serialbench("check-harness", "-b", "msgpack/packb/float32/100K", "-b", "baseline/tobytes/float32/100K",

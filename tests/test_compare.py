@@ -283,7 +283,7 @@ def test_calibrate_counts_a_variant_whose_work_did_not_land_as_an_injection_fail
     names = [f"x/y/float32/{i}K" for i in range(4)]
     a_a = [row(name, 0.0, -0.01, 0.01, "no change") for name in names]
     slowed = [row(names[0], 0.05, 0.04, 0.06, "slower"), row(names[1], 0.048, 0.03, 0.065, "slower"),
-              row(names[2], -0.002, -0.008, 0.004, "no change"),  # the issue's tobytes/1K: -0.2%
+              row(names[2], -0.002, -0.008, 0.004, "no change"),  # calibrate's tobytes/1K that once measured -0.2%
               row(names[3], 0.02, 0.0, 0.04, "too noisy to tell")]
     landed = {names[0]: 0.051, names[1]: 0.012, names[2]: 0.049, names[3]: 0.011}
     lines = summarise(a_a, [slowed], [0.05], 0.02, [landed])
@@ -324,7 +324,7 @@ def test_overlay_manifest_lists_what_was_installed(library, monkeypatch):
     assert manifest["installed"] == installed == ["toylib 2.0"]
 
 
-# --- issue 25: sides named by what they ran, refusals before timing, the selection, interrupts --------
+# --- sides named by what they ran, refusals before timing, the selection, interrupts ------------------
 
 @pytest.mark.slow
 @pytest.mark.parametrize("selection, said", [(["--tier", "5K"], "unknown tier 5K"),

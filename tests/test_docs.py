@@ -4,14 +4,14 @@ test_examples.py and benchstat's doc_test.go check theirs.
 - Every `python -m serialbench ...` line (in a code block or a code span) parses with the command's
   real parser; nothing is run. A synopsis (a line with `[-b GLOB]`-style brackets) names only options
   the command has.
-- Every repository path they cite exists (`results/X.json`, `serialbench/...`, `tests/...`), but
+- Every repository path they cite exists (`docs/results/X.json.gz`, `serialbench/...`, `tests/...`), but
   the files their own example commands write (`-o`, `--json`, `--markdown`, `--plot`).
 - Every figure quoted by name matches the committed result file it names. A figure is quoted by
   name when an HTML comment naming its source follows it, invisible on the page:
-      58.6 us<!-- results/REFERENCE.json tfserving-rest/json/png/10K -->
-      13x<!-- results/REFERENCE.json tfserving-rest/json/png/10K / tfserving-grpc/direct/png/10K -->
-      2.0 ms<!-- results/REFERENCE.json tfserving-grpc/direct/float32/1M - tfserving-grpc/direct-build/float32/1M -->
-      3.6x<!-- results/REFERENCE.json triton-binary/join/float32/1M multiple -->
+  90.4 us<!-- docs/results/REFERENCE.json.gz tfserving-rest/json/png/10K -->
+  14x<!-- docs/results/REFERENCE.json.gz tfserving-rest/json/png/10K / tfserving-grpc/direct/png/10K -->
+  117 us<!-- docs/results/REFERENCE.json.gz triton-binary/struct-pack/int32x3/100K - triton-binary/join/int32x3/100K -->
+  3.6x<!-- docs/results/REFERENCE.json.gz triton-binary/join/float32/1M multiple -->
   A time is the benchmark's median (as `report` gives it); `A / B` a ratio of medians; `A - B` a
   difference; `A multiple` the paired multiple of the floor that the run's summary shows. The
   figure matches when it is the file's value rounded to the digits written (an integer's trailing
@@ -39,8 +39,7 @@ from serialbench.core.errors import UsageError
 from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench
 from tools import cli_reference
 
-DOCUMENTS = sorted([PROJECT_ROOT / "README.md", PROJECT_ROOT / "results" / "README.md",
-                    *(PROJECT_ROOT / "docs").rglob("*.md")])
+DOCUMENTS = sorted([PROJECT_ROOT / "README.md", PROJECT_ROOT / "CHANGELOG.md", *(PROJECT_ROOT / "docs").rglob("*.md")])
 PROGRAM = "python -m serialbench"
 
 
@@ -165,7 +164,8 @@ def test_command_lines_are_read_as_a_shell_and_a_workflow_would():
 
 # --- paths -------------------------------------------------------------------------------------------
 
-PATH = re.compile(r"(?<![\w./~-])((?:serialbench|cases|tests|results|docs|tools|examples|\.ci)/[\w.@/-]*\w)")
+# A repository path: results/ is not one (it is the user's folder of runs, and docs/'s own relative links).
+PATH = re.compile(r"(?<![\w./~:-])((?:serialbench|cases|tests|docs|tools|examples|\.ci)/[\w.@/-]*\w)")
 OUTPUT_OPTIONS = ("-o", "--output", "--json", "--markdown", "--plot", "--append")
 
 
@@ -197,16 +197,16 @@ def test_every_cited_path_exists(document):
 
 
 def test_a_pattern_and_an_example_output_are_not_cited_paths():
-    text = ("results/sweep-...-<release>.json and results/REFERENCE.json\n"
-            "```sh\npython -m serialbench -b 'x/*' -o results/mine.json\n"
-            "python -m serialbench memory results/mine.json\n```\n")
-    assert cited_paths(text) == {"results/REFERENCE.json"}
+    text = ("docs/results/sweep-...-<release>.json and docs/results/REFERENCE.json.gz, once abc1234:docs/x.json\n"
+            "```sh\npython -m serialbench -b 'x/*' -o docs/mine.json\n"
+            "python -m serialbench memory docs/mine.json\n```\n")
+    assert cited_paths(text) == {"docs/results/REFERENCE.json.gz"}
 
 
 # --- figures quoted by name --------------------------------------------------------------------------
 
 QUOTE = re.compile(r"(?P<figure>\d[\d,]*(?:\.\d+)?) ?(?P<unit>ns|us|ms|s|x)\s*"
-                   r"<!-- (?P<file>results/[\w.-]+\.json) (?P<what>[^>]+?) -->")
+                   r"<!-- (?P<file>docs/results/[\w.-]+\.json\.gz) (?P<what>[^>]+?) -->")
 UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -271,7 +271,7 @@ QUOTES = [(relative(path), match) for path in DOCUMENTS for match in QUOTE.findi
 
 def test_the_documents_quote_figures_by_name():
     assert len(QUOTES) >= 20
-    assert "<!-- results/" not in QUOTE.sub("", "\n".join(p.read_text() for p in DOCUMENTS)), \
+    assert "<!-- docs/results/" not in QUOTE.sub("", "\n".join(p.read_text() for p in DOCUMENTS)), \
         "a quote comment that follows no figure: write the figure and its unit right before it"
 
 
@@ -285,11 +285,13 @@ def test_a_figure_is_checked_to_the_digits_written():
     def check(text: str) -> str | None:
         return quote_error(QUOTE.search(text))
 
-    name = "tfserving-rest/json/png/10K"  # 58.6 us in the reference run
-    assert check(f"58.6 us<!-- results/REFERENCE-c4ea93b.json {name} -->") is None
-    assert check(f"59 us<!-- results/REFERENCE-c4ea93b.json {name} -->") is None
-    assert check(f"696 us<!-- results/REFERENCE-c4ea93b.json {name} -->") == \
-        "696 us quoted, the file gives 58.60 us"
+    name = "tfserving-rest/json/png/10K"  # 90.44 us in the reference run
+    assert check(f"90.4 us<!-- docs/results/REFERENCE.json.gz {name} -->") is None
+    assert check(f"90 us<!-- docs/results/REFERENCE.json.gz {name} -->") is None
+    assert check(f"90.5 us<!-- docs/results/REFERENCE.json.gz {name} -->") == \
+        "90.5 us quoted, the file gives 90.438 us"
+    assert check(f"696 us<!-- docs/results/REFERENCE.json.gz {name} -->") == \
+        "696 us quoted, the file gives 90.44 us"
 
 
 # --- the CLI reference -------------------------------------------------------------------------------
@@ -441,3 +443,12 @@ def test_the_verify_example_runs():
     done = serialbench(*argv, "--tier", "1K")  # the last --tier wins: the example's smallest size
     assert done.returncode == 0, done.stderr.decode()
     assert "kserve-json/orjson" in done.stdout.decode()
+
+
+def test_getting_started_points_to_the_readme_commands_instead_of_repeating_them():
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    commands = re.findall(r"(?m)^python3 -m venv .*$", readme)
+    assert len(commands) == 2  # the README keeps exactly two set-up commands
+    page = (PROJECT_ROOT / "docs/getting-started.md").read_text()
+    assert not [command for command in commands if command in page]
+    assert "`README.md`" in page

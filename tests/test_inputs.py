@@ -10,7 +10,7 @@ from PIL import Image
 from serialbench.catalog.inputs import INPUT_KINDS, TIERS, default_inputs, make_payload
 
 # sha256 (first 16 hex digits) of each payload's bytes, tensors concatenated in input order.
-# A change here changes what every benchmark measures: it needs an issue, not a test update.
+# A change here changes what every benchmark measures: it needs a reason in the changelog, not a test update.
 PINNED = {
     ("float32", "1K"): "8e5a7107d71fab54", ("float32", "10K"): "3296a7cafde6c732",
     ("float32", "100K"): "8ce666b0c6c4a7ed", ("float32", "1M"): "7b7413c1ad3b82d7",

@@ -1,5 +1,5 @@
 """--payload: the spec, the files and directories, the values, every format x every dtype, and the
-payload's way to every worker (issue 32)."""
+payload's way to every worker."""
 
 import fnmatch
 import hashlib

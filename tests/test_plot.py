@@ -68,10 +68,10 @@ def test_the_y_axis_ends_on_ticks_around_every_point():
     assert _tick_below(20e-6, (1.0, 2.0, 5.0)) == pytest.approx(20e-6)  # a point on a tick keeps it
 
 
-# --- sweep --plot: the labels of steps that follow each other (issue 33) -----------------------------
+# --- sweep --plot: the labels of steps that follow each other ------------------------------------------
 
 def orjson_sweep():
-    """The issue's sweep by hand: int32x3 at 10K stepped at 3.10.0, 3.10.1, 3.10.2 (adjacent), 3.10.5,
+    """orjson's sweep by hand: int32x3 at 10K stepped at 3.10.0, 3.10.1, 3.10.2 (adjacent), 3.10.5,
     3.10.7 and 3.10.8."""
     from serialbench.core import stats
     from serialbench.verdicts.steps import Step, Sweep, SweepRow

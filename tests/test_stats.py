@@ -48,7 +48,7 @@ def flagged(out):
     return (out["word"] == judge.SLOWER) | (out["word"] == judge.FASTER)
 
 
-# --- the targets of issue 20 -----------------------------------------------------------------------
+# --- the verdicts' targets -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("looks, time_up_at", [(LOOKS, None), (LOOKS, 1), ((16,), None)],
                          ids=["full schedule", "time up at 16", "--rounds 16"])
@@ -126,12 +126,12 @@ def test_every_word_follows_from_the_rows_interval_and_estimate_by_the_legends_r
         assert {judge.SLOWER, judge.NO_CHANGE} <= set(np.unique(word).tolist())
 
 
-# --- at the threshold (issue 33) ------------------------------------------------------------------
+# --- at the threshold ------------------------------------------------------------------------------
 
 def test_a_change_measured_well_at_the_minimum_effect_reads_at_the_threshold_not_too_noisy():
-    """The issue's simulation: a true +2.0% every round, spread 0.3%, minimum effect 2%, 400 tables of 8.
-    Before the word, a quarter of the rows read "too noisy to tell" with intervals a tenth of the minimum
-    effect wide; they are the rows now "at the threshold", and nothing else moved."""
+    """The simulation of docs/reference/statistics.md: a true +2.0% every round, spread 0.3%, minimum effect 2%,
+    400 tables of 8. Without the word, a quarter of the rows read "too noisy to tell" with intervals a tenth of
+    the minimum effect wide; with it they are "at the threshold", and nothing else differs."""
     x = math.log(1.02) + 0.003 * np.random.default_rng(33).standard_normal((400, 8, 64))
     out = session(x, details=True)
     share = {word: (out["word"] == code).mean() for word, code in judge.CODES.items()}

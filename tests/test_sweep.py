@@ -201,7 +201,7 @@ def test_selection_rows_of_two_sessions_say_which_benchmarks_each_is_over_and_su
     assert [(s.before, s.after) for s in merge(parts).selections] == [("2.40.0", "2.44.0"), ("2.45.0", "2.46.0")]
 
 
-# --- sides of several packages (issue 33): a library with the generated code of its time ----------
+# --- sides of several packages: a library with the generated code of its time ---------------------
 
 TOYGEN = {  # toygen plays a library's generated code: 2.0 needs a toylib that has runtime_version
     "1.0": "import toylib\n\n\ndef encode(array):\n    return toylib.encode(array)\n",

@@ -54,7 +54,7 @@ class Preset:
 
 # The defaults, from measurements on this project's 2-vCPU VM (docs/reference/run.md has them):
 # six processes are the fewest whose range is a 95% interval for the median. On the VM the machine's
-# own speed moves by 1.3-1.7x from one half second to the next (results/probe_machine_speed.py), so
+# own speed moves by 1.3-1.7x from one half second to the next (tools/probe_machine_speed.py), so
 # the processes' medians differ by 15-25% (interquartile range over median, 144 triton-binary rows,
 # 2026-12-01) and a row's interval is set by the machine, not by the values a process takes: 5
 # values a process cost 4.9 min for the 144 to the cap, 15 cost 8.5 min, and neither reached +-3%
@@ -90,8 +90,8 @@ def arguments(cli: Parser) -> None:
                       help=f"values of each benchmark per process (default {DEFAULT.cycles}; a value of its floor "
                            "beside each)")
     rule.add_argument("--fast", action="store_true",
-                      help=f"a first look: {FAST.max_rounds} processes a benchmark ({FAST.cycles} values each), "
-                           "the fewest that give an interval")
+                      help=f"a quick first answer: {FAST.max_rounds} processes a benchmark ({FAST.cycles} values "
+                           "each), the fewest that give an interval")
     rule.add_argument("--rigorous", action="store_true",
                       help=f"+-{RIGOROUS.precision * 100:g}%%, up to {RIGOROUS.max_rounds} processes, "
                            f"{RIGOROUS.cycles} values each")

@@ -24,8 +24,8 @@ Verdicts, with theta the minimum effect and c = theta / 2 (judge.py applies them
 - "no change": the interval at the TOST's level lies wholly inside +-theta;
 - "two speeds": a side's processes ran at one of two speeds far apart and the rounds mix them;
 - "at the threshold": none of these, but the interval is narrower than theta and holds +theta or
-  -theta: the change is measured, and it sits at the minimum effect (a name, not a decision: these
-  rows were "too noisy to tell" before, and nothing that is flagged or called "no change" moved);
+  -theta: the change is measured, and it sits at the minimum effect (a name, not a decision: such a
+  row would otherwise be "too noisy to tell", and nothing flagged or called "no change" depends on it);
 - "too noisy to tell" otherwise.
 So a change below theta is never flagged, and a flag is proof that the change is at least theta / 2:
 a uniform change of theta / 2 or less gives any flag in at most ALPHA of sessions.
@@ -75,7 +75,7 @@ def at_threshold(low, high, min_effect: float):
     Such a row was measured well (its whole interval is narrower than the change that counts) and
     sits where the rule cannot put it on either side of theta: its change is about the minimum
     effect. Only the name differs from "too noisy to tell": no flag and no "no change" depend on
-    it, so the error rates stay what they were. In simulation a row that no other word fits and
+    it, so the error rates are those of the other words alone. In simulation a row that no other word fits and
     whose interval is that narrow always holds +-theta (an interval inside +-theta would pass the
     TOST first); the second condition keeps the word true should one not."""
     theta = threshold(min_effect)

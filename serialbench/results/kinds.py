@@ -3,8 +3,8 @@
 serialbench writes five kinds of file, and a folder such as `results/` holds them side by side:
 - a run (pyperf JSON, or .json.gz, from `python -m serialbench -o FILE`), with its memory companion
   NAME.memory.json (results/files.py);
-- one side of an interleaved session (pyperf JSON with `serialbench_side` and `serialbench_session`): compare writes two,
-  BASE and HEAD; a sweep one per release (results/session_files.py);
+- one side of an interleaved session (pyperf JSON with `serialbench_side` and `serialbench_session`):
+  compare writes two, BASE and HEAD; a sweep one per release (results/session_files.py);
 - a sweep's table (`sweep --json`), a bisection (`bisect --json`), a check-harness panel
   (`check-harness --json`): plain JSON, each with its own keys.
 The kind is read from the keys, never from the file name, which a user may change. A file that is none

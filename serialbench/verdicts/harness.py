@@ -2,7 +2,7 @@
 
 Each way times a benchmark in several fresh processes, and on a shared VM two processes of one way
 can differ by more than the tolerance (at 1M the machine's speed moves by up to 2x over seconds,
-results/README.md). So two ways disagree only when their medians differ by more than the tolerance
+docs/results/index.md). So two ways disagree only when their medians differ by more than the tolerance
 and none of one way's processes reaches the other's: a harness that shifts an op's time moves all
 its processes. Where the medians differ as much as the processes of one way do, the row is "noisy":
 no harness is shown to be at fault, and more processes would tell.
@@ -29,8 +29,8 @@ def verdict(processes: dict[str, list[float]], tolerance: float) -> str:
 
     DISAGREE: two ways' medians differ by more than the tolerance and their processes do not overlap
     (every process of one way slower than every process of the other). On unbiased benchmarks with
-    this VM's process-to-process noise (the workers of the reference run of 1ea4795 resampled into
-    three ways by results/simulate_check_harness.py, or processes at two speeds 1.6x apart as in
+    this VM's process-to-process noise (the workers of a reference run resampled into three ways,
+    docs/findings/one-op-one-time.md, or processes at two speeds 1.6x apart as in
     tests/test_check_harness.py), the medians alone said DISAGREE for 25-50% of them; this verdict
     for 0.3-2% at 5 processes a way and 6-16% at 3, and for over 90% of benchmarks whose run took
     twice as long.

@@ -84,7 +84,7 @@ def counts(rows: Sequence[Calibrated], slowdowns: Sequence[float], min_effect: f
         wrong = sum(b.verdict.word == stats.FASTER for b in counted)
         measured = sorted(row.slowed[i].verdict.change for row in rows)
         median = measured[len(measured) // 2] if measured else math.nan
-        # Issue 12's targets (1, 16 and 19 of 20) scaled; a slowdown under twice the minimum effect
+        # The targets for 20 benchmarks (1, 16 and 19 of 20), scaled; a slowdown under twice the minimum effect
         # is called "slower" only when its estimate clears the minimum effect: no target there.
         target = (f"target: at least {math.ceil(0.95 * len(counted))}" if slowdown >= 2 * min_effect
                   else "no target under twice the minimum effect")
