@@ -41,7 +41,9 @@ WIDTH = 1280
 def build(results: Path) -> Path:
     """The site of `results`, in a new temporary folder."""
     site = Path(tempfile.mkdtemp(prefix="serialbench-site-")) / "site"
-    subprocess.run([sys.executable, "-m", "serialbench", "html", str(results), "-o", str(site)], check=True, cwd=ROOT)
+    results = results.resolve()
+    shown = results.relative_to(ROOT) if results.is_relative_to(ROOT) else results  # the pages name their files
+    subprocess.run([sys.executable, "-m", "serialbench", "html", str(shown), "-o", str(site)], check=True, cwd=ROOT)
     return site
 
 
