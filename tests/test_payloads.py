@@ -22,7 +22,7 @@ from serialbench.catalog.payloads import (
 from serialbench.catalog.registry import Benchmark, payload_refusal, prepare, select
 from serialbench.catalog.roundtrip import check
 from serialbench.core.errors import UsageError
-from serialbench.measure import lockstep_worker
+from serialbench.measure import worker as timing_worker
 from tests.helpers import SMALLEST, assert_one_line_usage_error, serialbench
 
 TEXT = "input_ids:int64[32,512],attention_mask:int64[32,512],token_type_ids:int64[32,512]"
@@ -256,10 +256,10 @@ def test_verify_matrix_says_which_format_carries_which_dtype():
     assert "[1] float16: the v2 gRPC InferTensorContents has no field for FP16 or BF16" in text
 
 
-def test_the_lockstep_worker_rebuilds_the_payload_it_is_given():
+def test_the_timing_worker_rebuilds_the_payload_it_is_given():
     spec = "ids=input_ids:int64[2,8],attention_mask:int64[2,8]"
-    worker = lockstep_worker.Worker([], payloads=[spec])
-    answer = worker.prepare("kserve-grpc/raw/ids/256", 1, min_time=1e-3)
+    worker = timing_worker.Worker([], payloads=[spec])
+    answer = worker.prepare("kserve-grpc/raw/ids/256", 0, 1, None, 1e-3, True, False)
     assert answer["metadata"]["serialbench_payload"] == spec
     assert answer["metadata"]["serialbench_payload_tensors"] == "input_ids:int64[2,8],attention_mask:int64[2,8]"
     assert answer["metadata"]["input_bytes"] == 256
@@ -315,15 +315,15 @@ def test_dump_writes_a_payload_s_body():
 
 @pytest.mark.slow
 def test_a_side_lists_and_checks_the_payload_it_carries():
-    from serialbench.measure.side_setup import check_side, list_benchmarks
+    from serialbench.commands.options import filters
+    from serialbench.measure.side_setup import check_side
     from serialbench.measure.sides import Side
     from tests.helpers import PROJECT_ROOT
 
     side = Side("HEAD", PROJECT_ROOT, payloads=("act=x:bfloat16[2,4]",))
-    names, why = list_benchmarks(side, ["-b", "kserve-grpc/*"])
-    assert "kserve-grpc/raw/act/16" in names and "kserve-grpc/typed/act/16" not in names, why
-    failed, libraries, _ = check_side(side, names)
-    assert failed == {} and "tritonclient" in libraries
+    checked = check_side(side, filters(["kserve-grpc/*"], None, None))
+    assert "kserve-grpc/raw/act/16" in checked.listed and "kserve-grpc/typed/act/16" not in checked.listed, checked
+    assert checked.failed == {} and "tritonclient" in checked.side.libraries
 
 
 def test_bisect_finds_a_payload_s_benchmark_by_its_name():

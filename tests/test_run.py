@@ -13,8 +13,8 @@ import textwrap
 import pyperf
 import pytest
 
-from serialbench.measure.rounds import FLOOR_RATIO, Settings, _still_running, floor_ratio
-from serialbench.measure.schedule import Run, Session
+from serialbench.measure.engine import floor_ratio, still_running
+from serialbench.measure.session import FLOOR_RATIO, Run, Session, run_settings
 from serialbench.measure.sides import Side
 from serialbench.views.progress import RoundProgress
 from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
@@ -46,7 +46,9 @@ def test_run_writes_every_selected_benchmark_and_the_floor_in_run_order(result_f
     settled = re.findall(r"^\[(\d)/6\] (\S+)  ", stdout, re.M)
     assert sorted(name for _, name in settled) == sorted(NAMES)
     assert [int(k) for k, _ in settled] == [1, 2, 3, 4, 5, 6]
-    assert re.search(r"^round 1: \d+ s, 6 benchmarks; 0 of 6 settled, \d+ s so far", stdout, re.M)
+    # The round's line follows its look: it counts the benchmarks that settled in it.
+    assert re.search(r"^round 1: \d+ s, 6 benchmarks; 6 of 6 settled, \d+ s so far", stdout, re.M)
+    assert stdout.index("[6/6]") < stdout.index("round 1:")
 
 
 def test_each_benchmark_carries_the_metadata_contract(result_file):
@@ -223,13 +225,14 @@ def test_a_benchmark_stops_once_its_median_and_its_multiple_are_within_the_preci
               "a/l/float32/1K": "f/f/float32/1K", "f/f/float32/1K": None}
     session = session_with({"a/q/float32/1K": quiet, "a/n/float32/1K": noisy, "a/l/float32/1K": loose_multiple,
                             "f/f/float32/1K": floor})
-    progress = RoundProgress(list(floors), floors, 0.03, Settings(6, 20, 5))
+    progress = RoundProgress(list(floors), floors, run_settings(0.03, 6, 20, 5))
     lines = []
-    settled = progress.settle(session, list(floors), False, lines.append)
+    settled = progress.settle(session, list(floors), 0, False, lines.append)
     assert settled == {"a/q/float32/1K"}  # the floor goes on: two benchmarks still need it
     assert lines == ["[1/4] a/q/float32/1K  1.00 s +-0.2%, 5.0x of the floor +-0.1% (6 processes)"]
-    assert _still_running(list(floors), settled, floors) == ["a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"]
-    final = progress.settle(session, ["a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"], True, lines.append)
+    assert still_running(list(floors), settled, floors) == ["a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"]
+    final = progress.settle(session, ["a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"], 1, True,
+                            lines.append)
     assert final == {"a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"}
     assert lines[1] == "[2/4] a/n/float32/1K  1.00 s +-10%, 5.0x of the floor +-0.0%, short of +-3.0% (6 processes)"
     assert progress.closing().startswith("2 of 4 benchmarks reached +-3.0%; 2 stopped short")
@@ -261,13 +264,13 @@ def run_in_process(argv: list[str]) -> tuple[int, str]:
 def test_an_interrupted_run_writes_the_processes_it_has_and_exits_130(tmp_path, monkeypatch):
     from serialbench.commands import run as run_command
 
-    def interrupted(side, names, floors, settings, settle, say, progress=None, rng=None, checkpoint=None):
-        session = Session([side], list(names))
+    def interrupted(sides, names, settings, settle, say, **hooks):
+        session = Session(sides, list(names))
         one_round(session, 0)
         session.interrupted = True
         return session
 
-    monkeypatch.setattr(run_command, "run_rounds", interrupted)
+    monkeypatch.setattr(run_command, "run_session", interrupted)
     output = tmp_path / "run.json"
     status, stderr = run_in_process(["-b", "baseline/tobytes/float32/1K", "--no-summary", "-q", "-o", str(output)])
     assert status == 130
@@ -282,17 +285,17 @@ def test_a_long_run_keeps_its_rounds_on_disk_as_it_goes_and_the_end_replaces_the
     output = tmp_path / "run.json"
     on_disk = []  # what the file held after each round
 
-    def three_rounds(side, names, floors, settings, settle, say, progress=None, rng=None, checkpoint=None):
-        session = Session([side], list(names))
+    def three_rounds(sides, names, settings, settle, say, **hooks):
+        session = Session(sides, list(names))
         for round_index in range(3):
             one_round(session, round_index)
-            checkpoint(session)
+            hooks["checkpoint"](session)
             if output.exists():
                 bench = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()[0]
                 on_disk.append((bench.get_nrun(), bench.get_metadata().get("serialbench_partial")))
         return session
 
-    monkeypatch.setattr(run_command, "run_rounds", three_rounds)
+    monkeypatch.setattr(run_command, "run_session", three_rounds)
     monkeypatch.setattr(run_command.Checkpoint, "EVERY_SECONDS", 0.0)
     status, stderr = run_in_process(["-b", "baseline/tobytes/float32/1K", "--no-summary", "-q", "-o", str(output)])
     assert status == 0, stderr
@@ -309,7 +312,8 @@ def test_an_op_of_seconds_a_call_is_timed_from_the_call_that_prepares_it(tmp_pat
     # call (in the first round, the call that is checked), and its floor's value follows it.
     from serialbench.measure import timeloop
 
-    monkeypatch.setattr(timeloop, "TIMED_FIRST_CALL", 0.0)  # every op counts as one of seconds a call
+    # Every op counts as one of seconds a call in the plan (the workers calibrate by their own copy).
+    monkeypatch.setattr(timeloop, "TIMED_FIRST_CALL", 0.0)
     output = tmp_path / "run.json"
     status, stderr = run_in_process(["--rounds", "2", "--values", "3", "--min-time", "0.0005", "--no-summary", "-q",
                                      "-b", "triton-binary/join/float32/1K", "-o", str(output)])

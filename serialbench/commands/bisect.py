@@ -32,20 +32,21 @@ from serialbench.commands.options import (
     add_payload_argument,
     add_session_arguments,
     add_with_argument,
-    budget_from,
     interrupt_on_sigterm,
     payload_arguments,
+    settings_from,
 )
 from serialbench.core import stats
 from serialbench.core.errors import UsageError
 from serialbench.measure import releases
-from serialbench.measure.schedule import Budget, run_session
+from serialbench.measure.engine import run_session
 from serialbench.measure.side_setup import check_sides, few, sides_with_overlays
 from serialbench.measure.sides import Side
 from serialbench.measure.worktrees import work_tree
 from serialbench.verdicts.bisection import WANTED, Result, Search
 from serialbench.verdicts.steps import Step, StepJudges, sweep_rows
 from serialbench.views.bisect_steps import answer_lines, step_text
+from serialbench.views.progress import session_round_line
 from serialbench.views.verdict_json import bisect_json
 
 RETRIES = 2  # a too-noisy session is taken again with 2x, then 4x the rounds
@@ -107,7 +108,8 @@ class Bisection:
             made, _ = sides_with_overlays(self.tree, [version], [[spec, *self.args.with_specs]], self.out.say)
             _, _, kind, tier = self.benchmark.split("/")
             # A payload's benchmark needs no --input nor --tier: the side carries the payload.
-            filters = ["-b", self.benchmark, *(("--input", kind, "--tier", tier) if kind in INPUT_KINDS else ())]
+            filters = {"patterns": [self.benchmark], "tiers": tier if kind in INPUT_KINDS else None,
+                       "inputs": kind if kind in INPUT_KINDS else None}
             checked = check_sides(made, filters, self.out.say) if made else []
             ok = bool(checked) and self.benchmark in checked[0].runnable
             self.sides[version] = checked[0].side if ok else None
@@ -128,12 +130,13 @@ class Bisection:
         """The steps between `versions` (adjacent pairs, then first to last), taking the session again
         with more rounds while a step is too noisy and the budget allows; None when interrupted."""
         sides = [self.side(v) for v in versions]
-        budget = budget_from(self.args)
+        settings = settings_from(self.args)
         for attempt in range(RETRIES + 1):
             left = None if self.max_seconds is None else max(self.max_seconds - (time.monotonic() - self.started), 1.0)
-            scaled = Budget(tuple(n * 2 ** attempt for n in budget.looks), left, budget.min_time)
+            scaled = replace(settings, looks=tuple(n * 2 ** attempt for n in settings.looks), max_seconds=left)
             judges = StepJudges(versions, [self.benchmark], scaled.looks, options.min_effect(self.args))
-            session = run_session(sides, [self.benchmark], scaled, judges.look, self.out.say)
+            session = run_session(sides, [self.benchmark], scaled, judges.look, self.out.say,
+                                  progress=session_round_line(1, scaled, self.out.say))
             rows = sweep_rows([(session, judges)], judges.min_effect)
             if session.interrupted:
                 self.interrupted = True
@@ -164,7 +167,7 @@ class Bisection:
 
 
 def run(args, out: Output) -> int:
-    budget_from(args)  # bad session options fail now, not after the first install
+    settings_from(args)  # bad session options fail now, not after the first install
     if args.max_sessions is not None and args.max_sessions < 1:
         raise UsageError(f"--max-sessions {args.max_sessions}: give at least 1")
     benchmark = one_benchmark(args.case_dirs, args.benchmark, args.payloads)

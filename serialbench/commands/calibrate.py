@@ -22,16 +22,18 @@ from serialbench.catalog.discovery import BUILTIN_CASES_DIR, discover
 from serialbench.catalog.inputs import tier_order
 from serialbench.commands import options
 from serialbench.commands.contract import Output, Parser
-from serialbench.commands.options import add_session_arguments, budget_from, filter_args, interrupt_on_sigterm
+from serialbench.commands.options import add_session_arguments, filters, interrupt_on_sigterm, settings_from
 from serialbench.core.errors import UsageError
 from serialbench.core.parsing import parse_percent
 from serialbench.measure import slowdown as slowdown_module
-from serialbench.measure.schedule import Session, run_session
-from serialbench.measure.side_setup import list_benchmarks
+from serialbench.measure.engine import run_session
+from serialbench.measure.session import Session
+from serialbench.measure.side_setup import check_side
 from serialbench.measure.sides import Side
 from serialbench.measure.worktrees import work_tree
 from serialbench.verdicts.paired import Compared, PairedComparison
 from serialbench.views import calibrate_table
+from serialbench.views.progress import session_round_line
 
 DESCRIPTION = "A/A and injected-slowdown self-check of 'compare' on this machine."
 
@@ -63,11 +65,12 @@ def write_case_modules(scratch: Path, slowdowns: list[float]) -> list[Path]:
     return dirs
 
 
-def default_selection(side: Side, filters: list[str], size: int) -> list[str]:
+def default_selection(side: Side, selection: dict, size: int) -> list[str]:
     """`size` names spread evenly over each tier's list: a mix of formats, impls and inputs."""
-    names, why = list_benchmarks(side, filters)
+    listed = check_side(side, selection, list_only=True)
+    names = listed.listed
     if not names:
-        raise UsageError(f"nothing to calibrate on: {why}")
+        raise UsageError(f"nothing to calibrate on: {listed.why}")
     if len(names) <= size:
         return names
     # At 1M a JSON op takes up to 2 s a call: a self-check of minutes leaves out the cases that say so.
@@ -117,7 +120,7 @@ def arguments(cli: Parser) -> None:
 
 
 def run(args, out: Output) -> int:
-    budget = budget_from(args)
+    settings = settings_from(args)
     min_effect = options.min_effect(args)
     slowdowns = parse_slowdowns(args.slowdown)
     interrupt_on_sigterm()
@@ -131,19 +134,20 @@ def run(args, out: Output) -> int:
         sides = [dataclasses.replace(snapshot, label=label, case_dirs=(str(directory),))
                  for label, directory in zip(labels, case_dirs)]
         patterns = [FORMAT_PREFIX + p for p in args.patterns]
-        filters = filter_args(patterns or [FORMAT_PREFIX + "*"], args.tier, args.input)
-        names = default_selection(sides[0], filters, args.size if not args.patterns else 10**9)
+        selection = filters(patterns or [FORMAT_PREFIX + "*"], args.tier, args.input)
+        names = default_selection(sides[0], selection, args.size if not args.patterns else 10**9)
         tree = snapshot.short or "the installed serialbench"
         say(f"calibrating on {len(names)} benchmarks of {tree}, {len(sides)} variants "
-            f"({', '.join(labels)}), looks after {', '.join(map(str, budget.looks))} rounds")
-        judges = [PairedComparison(labels[0], label, names, budget.looks, min_effect) for label in labels[1:]]
+            f"({', '.join(labels)}), looks after {', '.join(map(str, settings.looks))} rounds")
+        judges = [PairedComparison(labels[0], label, names, settings.looks, min_effect) for label in labels[1:]]
 
         def settle(session: Session, undecided: list[str], look_index: int, final: bool) -> set[str]:
             # A benchmark leaves the rounds when every pair has settled it (a judge ignores names it
             # settled at an earlier look).
             return set.intersection(*[judge.look(session, undecided, look_index, final) for judge in judges])
 
-        session = run_session(sides, names, budget, settle, say)
+        session = run_session(sides, names, settings, settle, say,
+                              progress=session_round_line(len(names), settings, say))
         landed = [{name: figures[2] for name, figures in slowdown_module.read_measured(directory / "measured.json")
                    .items() if len(figures) > 2} for directory in case_dirs[2:]]
     minutes = (time.monotonic() - started) / 60

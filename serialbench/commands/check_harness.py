@@ -1,13 +1,13 @@
 """`python -m serialbench check-harness`: do the run and compare time an op the same?
 
-One op has one time: what a warm, long-running client pays per call. The run's pyperf workers and
-compare's lockstep workers both measure it with one loop, clock, warm-up and process state
-(measure/timeloop.py, measure/environment.py). This command checks that they agree: it times a
+One op has one time: what a warm, long-running client pays per call. The run and compare both
+measure it with one engine (measure/engine.py), loop, clock, warm-up and process state
+(measure/timeloop.py, measure/environment.py), in different lanes. This command checks that they agree: it times a
 panel of benchmarks three ways, one FORMAT/IMPL at a time with its three ways back to back, and
 flags any benchmark that two ways time apart by more than the tolerance (below):
 - run: `python -m serialbench --rounds N` (a fresh worker a round, each benchmark's values alternated
   with its memcpy floor's);
-- compare: an A/A `compare` session of this serialbench (lockstep workers, both sides alive, values
+- compare: an A/A `compare` session of this serialbench (a lane per side, both sides alive, values
   of 2 ms in alternation), the first side's values;
 - plain: a fresh process per benchmark, `prepare`, the warm-up, then a loop (measure/plain_loop.py).
 The default panel is every implementation at float32 100K and 1M, where copies are large enough
@@ -37,8 +37,9 @@ from serialbench.commands.options import add_filter_arguments
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_duration, last_line
 from serialbench.core.parsing import parse_percent
+from serialbench.measure.engine import run_session
 from serialbench.measure.environment import worker_variables
-from serialbench.measure.schedule import LOCKSTEP_MIN_TIME, Budget, run_session
+from serialbench.measure.session import Settings
 from serialbench.measure.worktrees import work_tree
 from serialbench.results.files import load
 from serialbench.results.session_files import runs_of
@@ -46,8 +47,8 @@ from serialbench.verdicts.harness import DISAGREE, NOT_TIMED, WAYS, verdicts
 from serialbench.verdicts.paired import medians as per_process_medians
 from serialbench.views.harness_table import closing_lines, harness_json, legend, markdown, ratio_lines, table_lines
 
-DESCRIPTION = ("Time a panel of benchmarks three ways (the run's worker, compare's lockstep worker, a plain warm "
-               "loop) and flag where they disagree.")
+DESCRIPTION = ("Time a panel of benchmarks three ways (the run, compare's sides, a plain warm loop) and flag where "
+               "they disagree.")
 DEFAULT_PANEL = ["*/*/float32/100K", "*/*/float32/1M", "msgpack/packb/float32/100K",
                  "triton-binary/struct-pack/int32x3/100K", "triton-binary/join/int32x3/100K"]
 TOLERANCE = 0.25  # docs/guides/compare.md, 'What the noise is': what the three ways differ by when all is well
@@ -83,7 +84,7 @@ def time_with_run(names: list[str], processes: int, scratch: Path, say) -> dict[
 def time_with_compare(names: list[str], rounds: int, say) -> dict[str, list[float]]:
     with work_tree() as tree:
         sides = [dataclasses.replace(tree, label=label) for label in ("A", "A'")]
-        session = run_session(sides, names, Budget((rounds,), None, LOCKSTEP_MIN_TIME), lambda *args: set(), say)
+        session = run_session(sides, names, Settings((rounds,)), lambda *args: set(), say)
     # Every round starts new workers: a round's values are one process's.
     return {name: per_process_medians(runs) for name, runs in session.runs["A"].items() if runs}
 
@@ -112,8 +113,8 @@ def time_with_plain_loop(names: list[str], processes: int, say) -> dict[str, lis
 def time_one_way(way: str, names: list[str], processes: int, scratch: Path, say) -> dict[str, list[float]]:
     if way == "run":
         return time_with_run(names, processes, scratch, say)
-    if way == "compare":  # its per-round progress lines would drown the panel's
-        return time_with_compare(names, processes, lambda line: None if line.startswith("round ") else say(line))
+    if way == "compare":
+        return time_with_compare(names, processes, say)
     return time_with_plain_loop(names, processes, say)
 
 

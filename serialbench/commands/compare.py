@@ -2,11 +2,12 @@
 
 The change is between two sides (measure/sides.py): two git revisions of the cases, two
 environments (libraries installed at other versions or from a local checkout, or another
-interpreter), or both. The timing interleaves them in lockstep (measure/schedule.py), the verdicts
+interpreter), or both. The timing interleaves them, a lane each (measure/engine.py), the verdicts
 come from core/stats.py through verdicts/paired.py, the table from views/verdict_table.py, and
-both sides' result files stay in results/ of the working directory. Before any timing, each side is
-checked and named (measure/side_setup.py): what a side cannot run is said, one line per cause, and
-left out. An interrupted session still prints its table and writes its files, and exits 130.
+both sides' result files stay in results/ of the working directory. Before any timing, each side
+makes its selection once, in its own environment, and is checked and named (measure/side_setup.py):
+what a side cannot run is said, one line per cause, and left out. An interrupted session still
+prints its table and writes its files, and exits 130.
 
 --instructions, --cycles and --memory count instead of timing (verdicts/counts.py): the same
 sides, the same outputs (the table, --markdown, --json) and the same gate (--fail-on), with
@@ -24,10 +25,10 @@ from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import (
     add_filter_arguments,
     add_session_arguments,
-    budget_from,
-    filter_args,
+    filters,
     interrupt_on_sigterm,
     payload_arguments,
+    settings_from,
 )
 from serialbench.core.errors import UsageError
 from serialbench.measure import overlays
@@ -106,14 +107,14 @@ def run(args, out: Output) -> int:
     if args.base is None and not environments:
         raise UsageError("give BASE (a git revision), or an environment for a side: --base-with/--head-with SPEC, "
                          "--base-python/--head-python PY")
-    budget = budget_from(args)
+    settings = settings_from(args)
     min_effect = options.min_effect(args)
     mode = count_mode(args)
-    check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)  # the user's typo
+    if args.base is None:  # both sides run the work tree's cases: the user's typo is said before any install
+        check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)
     interrupt_on_sigterm()
-    filters = filter_args(args.patterns, args.tier, args.input)
     with prepared_sides(args, out.say) as (base, head):
-        checked = check_sides((base, head), filters, out.say)
+        checked = check_sides((base, head), filters(args.patterns, args.tier, args.input), out.say)
         names = common_benchmarks(checked, out.say)
         base, head = (item.side for item in checked)
         out.say(f"BASE: {base.description}; HEAD: {head.description}")
@@ -123,14 +124,16 @@ def run(args, out: Output) -> int:
             tolerance = options.min_effect(args, TOLERANCE[mode])
             rows, failed = count(mode, base, head, names, out.say, tolerance)
             return show_counts(args, out, mode, rows, failed, base, head, tolerance)
-        from serialbench.measure.schedule import run_session
+        from serialbench.measure.engine import run_session
         from serialbench.verdicts.paired import PairedComparison
+        from serialbench.views.progress import session_round_line
 
-        judge = PairedComparison("BASE", "HEAD", names, budget.looks, min_effect)
+        judge = PairedComparison("BASE", "HEAD", names, settings.looks, min_effect)
         out.say(f"{len(names)} benchmarks; rounds of one worker per side in lockstep, looks after "
-                f"{', '.join(map(str, budget.looks))} rounds"
-                + (f", at most {args.max_time:g} min" if budget.max_seconds else ""))
-        session = run_session((base, head), names, budget, judge.look, out.say)
+                f"{', '.join(map(str, settings.looks))} rounds"
+                + (f", at most {args.max_time:g} min" if settings.max_seconds else ""))
+        session = run_session((base, head), names, settings, judge.look, out.say,
+                              progress=session_round_line(len(names), settings, out.say))
     from serialbench.results.session_files import write_session_files
 
     write_session_files(session, (base, head), out.say)

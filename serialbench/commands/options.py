@@ -2,8 +2,8 @@
 
 The same option means the same thing everywhere, declared once here (as asv's common_args.py);
 the parser itself and the output files are the command contract's (commands/contract.py). The
-session options import the statistics (scipy) and the schedule when used: `list` and the run's
-pyperf workers pay for neither.
+session options import the statistics (scipy) and the session's data when used: `list` pays for
+neither.
 """
 
 from __future__ import annotations
@@ -57,17 +57,10 @@ def payload_arguments(payloads: Sequence[str]) -> tuple[str, ...]:
     return tuple(absolute(argument) for argument in payloads)
 
 
-def filter_args(patterns: Sequence[str], tier: str | None, inputs: str | None) -> list[str]:
-    """The selection options again, for a command run in another process (a side's `list`; a side's
-    payloads travel with the side, measure/sides.py)."""
-    args: list[str] = []
-    for pattern in patterns:
-        args += ["-b", pattern]
-    if tier:
-        args += ["--tier", tier]
-    if inputs:
-        args += ["--input", inputs]
-    return args
+def filters(patterns: Sequence[str], tier: str | None, inputs: str | None) -> dict:
+    """The selection options, for a side to select by in its own process (measure/side_setup.check_side;
+    a side's payloads travel with the side, measure/sides.py)."""
+    return {"patterns": list(patterns), "tiers": tier, "inputs": inputs}
 
 
 def add_with_argument(cli, who: str = "this command") -> None:
@@ -103,7 +96,7 @@ def min_effect(args, default: float | None = None) -> float:
 def add_session_arguments(cli, max_time_help: str | None = None) -> None:
     """How long an interleaved session (compare, calibrate, sweep, bisect) may run; bisect's --max-time
     bounds its whole search (max_time_help says so)."""
-    from serialbench.measure.schedule import LOCKSTEP_MIN_TIME, LOOKS, MAX_MINUTES
+    from serialbench.measure.session import LOOKS, MAX_MINUTES, MIN_TIME
 
     cli.add_argument("--max-rounds", type=int, default=LOOKS[-1],
                      help=f"rounds for the benchmarks still undecided at the last look (default {LOOKS[-1]}); "
@@ -112,27 +105,27 @@ def add_session_arguments(cli, max_time_help: str | None = None) -> None:
                      help=(max_time_help or "stop after this many minutes, judging what is left on its rounds")
                      + f" (default {MAX_MINUTES:g})")
     cli.add_argument("--rounds", type=int, help="exactly this many rounds for every benchmark (no adaptive stopping)")
-    cli.add_argument("--min-time", type=float, default=LOCKSTEP_MIN_TIME,
-                     help=f"seconds per value (default {LOCKSTEP_MIN_TIME})")
+    cli.add_argument("--min-time", type=float, default=MIN_TIME,
+                     help=f"seconds per value (default {MIN_TIME})")
     add_min_effect(cli)
 
 
-def budget_from(args):
-    """The session's Budget (measure/schedule.py) from add_session_arguments' options."""
-    from serialbench.measure.schedule import LOOKS, Budget
+def settings_from(args):
+    """The session's Settings (measure/session.py) from add_session_arguments' options."""
+    from serialbench.measure.session import LOOKS, Settings
 
     if args.min_time <= 0:
         raise UsageError(f"--min-time {args.min_time}: give a positive number of seconds")
     if args.rounds is not None:
         if args.rounds < 1:
             raise UsageError(f"--rounds {args.rounds}: give at least 1 (6 or more for a verdict)")
-        return Budget((args.rounds,), None, args.min_time)
+        return Settings((args.rounds,), None, args.min_time)
     if args.max_rounds < LOOKS[0]:
         raise UsageError(f"--max-rounds {args.max_rounds}: give at least {LOOKS[0]}")
     if args.max_time is not None and args.max_time <= 0:
         raise UsageError(f"--max-time {args.max_time}: give a positive number of minutes")
     looks = tuple(n for n in LOOKS if n < args.max_rounds) + (args.max_rounds,)
-    return Budget(looks, args.max_time * 60 if args.max_time else None, args.min_time)
+    return Settings(looks, args.max_time * 60 if args.max_time else None, args.min_time)
 
 
 def interrupt_on_sigterm() -> None:

@@ -1,6 +1,6 @@
 """`python -m serialbench [options]`, the run: every selected benchmark timed to a precision, then the table.
 
-The run is a session of one side (measure/rounds.py): rounds of one fresh worker process each, every
+The run is a session of one side (measure/engine.py): rounds of one fresh worker process each, every
 benchmark not yet settled timed in each round beside its memcpy floor, until its median's interval
 (core/medians.py) and its multiple of the floor (verdicts/timings.py) are both within +-precision,
 or the cap. `--fast` and `--rigorous` are presets of the same rule. The result is a pyperf file, a
@@ -19,7 +19,7 @@ import sys
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 from serialbench.catalog.discovery import PACKAGE_DIR, source_root
@@ -35,38 +35,13 @@ from serialbench.core import medians
 from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
 from serialbench.core.parsing import parse_percent
-from serialbench.measure import environment, schedule
-from serialbench.measure.rounds import Settings, run_rounds
+from serialbench.measure import environment, timeloop
+from serialbench.measure.engine import run_session
+from serialbench.measure.session import MIN_TIME, RUN_DEFAULT, RUN_FAST, RUN_RIGOROUS, Settings, run_settings
 from serialbench.measure.sides import Side
 from serialbench.results.files import RESULTS_FORMAT
 from serialbench.results.paths import run_stem, safe_stem, unique_paths
 from serialbench.views.progress import RoundProgress
-
-
-@dataclass(frozen=True)
-class Preset:
-    """The rule's settings: stop within +-precision, or at the cap; `cycles` values of each op a round."""
-
-    precision: float
-    max_rounds: int
-    cycles: int
-
-
-# The defaults, from measurements on this project's 2-vCPU VM (docs/reference/run.md has them):
-# six processes are the fewest whose range is a 95% interval for the median. On the VM the machine's
-# own speed moves by 1.3-1.7x from one half second to the next (tools/probe_machine_speed.py), so
-# the processes' medians differ by 15-25% (interquartile range over median, 144 triton-binary rows,
-# 2026-12-01) and a row's interval is set by the machine, not by the values a process takes: 5
-# values a process cost 4.9 min for the 144 to the cap, 15 cost 8.5 min, and neither reached +-3%
-# in any row's time. The cap is 12 and the values 5: a round of all 864 benchmarks takes 3.7 min
-# here (7.7 min at 15 values, before the re-warm stopped at 2 ms of calls), so the full run ends
-# within the hour; a row short of +-3% shows its width, and a change is `compare`'s question.
-# --fast takes exactly the six (a 5% target it does not wait for); --rigorous asks for +-1% and
-# allows 40 processes of 30 values.
-DEFAULT = Preset(precision=0.03, max_rounds=12, cycles=5)
-FAST = Preset(precision=0.05, max_rounds=medians.least_rounds(), cycles=5)
-RIGOROUS = Preset(precision=0.01, max_rounds=40, cycles=30)
-
 
 DESCRIPTION = ("Time the selected benchmarks, FORMAT/IMPL/INPUT/TIER, each in fresh worker processes, one a round, "
                "until its median is known within +-precision (or the cap), and end with a table of their medians, "
@@ -81,22 +56,22 @@ def arguments(cli: Parser) -> None:
     rule = cli.add_argument_group("the rule (docs/reference/run.md)")
     rule.add_argument("--precision", metavar="PCT",
                       help=f"stop a benchmark once the 95%% interval of its median time, and of its multiple of the "
-                           f"floor, lie within +-PCT (default {DEFAULT.precision * 100:g}%%)")
+                           f"floor, lie within +-PCT (default {RUN_DEFAULT.precision * 100:g}%%)")
     rule.add_argument("--max-rounds", type=int, metavar="N",
-                      help=f"the cap: at most N processes a benchmark (default {DEFAULT.max_rounds})")
+                      help=f"the cap: at most N processes a benchmark (default {RUN_DEFAULT.max_rounds})")
     rule.add_argument("--rounds", type=int, metavar="N", help="exactly N processes for every benchmark, whatever "
                                                               "its precision")
     rule.add_argument("--values", type=int, metavar="N",
-                      help=f"values of each benchmark per process (default {DEFAULT.cycles}; a value of its floor "
+                      help=f"values of each benchmark per process (default {RUN_DEFAULT.values}; a value of its floor "
                            "beside each)")
     rule.add_argument("--fast", action="store_true",
-                      help=f"a quick first answer: {FAST.max_rounds} processes a benchmark ({FAST.cycles} values "
+                      help=f"a quick first answer: {RUN_FAST.max_rounds} processes a benchmark ({RUN_FAST.values} values "
                            "each), the fewest that give an interval")
     rule.add_argument("--rigorous", action="store_true",
-                      help=f"+-{RIGOROUS.precision * 100:g}%%, up to {RIGOROUS.max_rounds} processes, "
-                           f"{RIGOROUS.cycles} values each")
-    rule.add_argument("--min-time", type=float, default=schedule.LOCKSTEP_MIN_TIME, metavar="S",
-                      help=f"seconds per value (default {schedule.LOCKSTEP_MIN_TIME})")
+                      help=f"+-{RUN_RIGOROUS.precision * 100:g}%%, up to {RUN_RIGOROUS.max_rounds} processes, "
+                           f"{RUN_RIGOROUS.values} values each")
+    rule.add_argument("--min-time", type=float, default=MIN_TIME, metavar="S",
+                      help=f"seconds per value (default {MIN_TIME})")
     rule.add_argument("-l", "--loops", type=int, metavar="N",
                       help="calls per value (default: calibrated to --min-time)")
     rule.add_argument("--max-time", type=float, metavar="MIN", help="stop after MIN minutes: every benchmark ends "
@@ -123,17 +98,17 @@ def arguments(cli: Parser) -> None:
     cli.add_argument("--inherit-environ", help=argparse.SUPPRESS)  # workers inherit the whole environment
 
 
-def settings_from(args) -> tuple[Settings, float]:
-    """The rule's Settings and the precision asked for, from the presets and the options given."""
+def settings_from(args) -> Settings:
+    """The rule's Settings (the precision asked for among them), from the presets and the options given."""
     if args.fast and args.rigorous:
         raise UsageError("--fast and --rigorous are two presets of the rule; give one")
-    preset = FAST if args.fast else RIGOROUS if args.rigorous else DEFAULT
+    preset = RUN_FAST if args.fast else RUN_RIGOROUS if args.rigorous else RUN_DEFAULT
     target = parse_percent(args.precision, preset.precision, "--precision")
     if not 0 < target < 1:
         raise UsageError(f"--precision {args.precision}: give a percentage between 0 and 100, e.g. 3%")
     least = medians.least_rounds()
     max_rounds = preset.max_rounds if args.max_rounds is None else args.max_rounds
-    cycles = preset.cycles if args.values is None else args.values
+    cycles = preset.values if args.values is None else args.values
     min_rounds, loops = least, args.loops
     if args.debug_single_value:
         args.rounds, cycles, loops = args.rounds or 1, 1, loops or 1
@@ -151,8 +126,9 @@ def settings_from(args) -> tuple[Settings, float]:
         raise UsageError(f"--min-time {args.min_time}: give a positive number of seconds")
     if args.max_time is not None and args.max_time <= 0:
         raise UsageError(f"--max-time {args.max_time}: give a positive number of minutes")
-    return Settings(min_rounds, max_rounds, cycles, args.min_time, loops,
-                    args.max_time * 60 if args.max_time else None), target
+    settings = run_settings(target, min_rounds, max_rounds, cycles)
+    return replace(settings, min_time=args.min_time, loops=loops,
+                   max_seconds=args.max_time * 60 if args.max_time else None)
 
 
 def floors_of(benchmarks: Sequence[Benchmark]) -> dict[str, str | None]:
@@ -180,7 +156,7 @@ def output_path(args, commit: str, dirty: bool, installed: Sequence[str]) -> str
 
 
 def run(args, out: Output) -> int:
-    settings, target = settings_from(args)
+    settings = settings_from(args)
     say = (lambda line: None) if args.quiet else out.print  # the run's progress lines are its answer, on stdout
     warn = out.say
 
@@ -201,9 +177,9 @@ def run(args, out: Output) -> int:
     path = output_path(args, commit, dirty, installed)
     metadata = {"serialbench_commit": commit, "serialbench_dirty": int(dirty),
                 "serialbench_version": library_version("serialbench") or "unknown",
-                "serialbench_results_format": RESULTS_FORMAT, "serialbench_clock": schedule.timeloop.CLOCK_NAME,
+                "serialbench_results_format": RESULTS_FORMAT, "serialbench_clock": timeloop.CLOCK_NAME,
                 **environment.metadata(args.malloc_default, args.memcpy_default),
-                "serialbench_precision": target, "serialbench_confidence": medians.CONFIDENCE,
+                "serialbench_precision": settings.precision, "serialbench_confidence": medians.CONFIDENCE,
                 "serialbench_max_rounds": settings.max_rounds,
                 "serialbench_session": uuid.uuid4().hex[:12]}  # rounds pair within a session (--append adds one)
     if args.with_specs:
@@ -213,13 +189,14 @@ def run(args, out: Output) -> int:
                 variables=tuple(environment.worker_variables(args.malloc_default, args.memcpy_default).items()))
     names = [bench.name for bench in benchmarks]
     floors = floors_of(benchmarks)
-    progress = RoundProgress(names, floors, target, settings)
+    progress = RoundProgress(names, floors, settings)
     interrupt_on_sigterm()  # a terminated run writes its file and table, as on Ctrl-C
     say(progress.opening())
     checkpoint = Checkpoint(path, metadata) if not args.append else (lambda session: None)
-    session = run_rounds(side, names, floors, settings,
-                         lambda session, running, final: progress.settle(session, running, final, say),
-                         warn, lambda step: say(progress.round_line(step)), checkpoint=checkpoint)
+    session = run_session([side], names, settings,
+                          lambda session, running, look, final: progress.settle(session, running, look, final, say),
+                          warn, floors=floors, progress=lambda step: progress.round_done(step, say),
+                          checkpoint=checkpoint)
     refusals = refusal_summary(cases, args.payloads, args.patterns)  # what the tables leave out of a payload
     return _finish(session, names, path, metadata, args, progress, say, refusals, out)
 

@@ -25,14 +25,15 @@ from serialbench.commands.options import (
     add_index_arguments,
     add_session_arguments,
     add_with_argument,
-    budget_from,
-    filter_args,
+    filters,
     interrupt_on_sigterm,
     payload_arguments,
+    settings_from,
 )
 from serialbench.core.errors import UsageError
 from serialbench.measure import overlays, releases
-from serialbench.measure.schedule import Budget, Session, run_session
+from serialbench.measure.engine import run_session
+from serialbench.measure.session import Session, Settings
 from serialbench.measure.side_setup import check_selection, check_sides, sides_with_overlays
 from serialbench.measure.sides import Side
 from serialbench.measure.worktrees import work_tree
@@ -40,6 +41,7 @@ from serialbench.results import kinds
 from serialbench.results.paths import safe_stem
 from serialbench.results.session_files import machine_metadata, write_session_files
 from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_rows
+from serialbench.views.progress import session_round_line
 from serialbench.views.sweep_table import format_sweep, listed, markdown_sweep
 from serialbench.views.verdict_json import sweep_from_json, sweep_json
 
@@ -77,7 +79,7 @@ def run(args, out: Output) -> int:
                                    "both of its releases")
     if not args.specs:
         raise UsageError("give the sides to sweep: two SPECs or more, or a range such as 'tritonclient>=2.44,<=2.50'")
-    budget = budget_from(args)
+    settings = settings_from(args)
     min_effect = options.min_effect(args)
     shard = releases.parse_shard(args.shard)
     check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)
@@ -97,7 +99,7 @@ def run(args, out: Output) -> int:
     with work_tree(args.case_dirs) as tree:
         tree = dataclasses.replace(tree, payloads=payload_arguments(args.payloads))
         sides, left_out = sides_with_overlays(tree, labels, [[spec, *args.with_specs] for spec in specs], say)
-        checked = check_sides(sides, filter_args(args.patterns, args.tier, args.input), say)
+        checked = check_sides(sides, filters(args.patterns, args.tier, args.input), say)
         for item in checked:
             if not item.runnable:
                 left_out[item.side.label] = item.why or "it runs none of the selected benchmarks (causes above)"
@@ -112,11 +114,12 @@ def run(args, out: Output) -> int:
         table_size = sum((len(group_sides) - 1) * len(names) for group_sides, names in groups)
         parts, interrupted = [], False
         for index, (group_sides, names) in enumerate(groups):
-            judges = StepJudges([side.label for side in group_sides], names, budget.looks, min_effect, table_size)
+            judges = StepJudges([side.label for side in group_sides], names, settings.looks, min_effect, table_size)
             say(f"{len(names)} benchmarks on {len(group_sides)} sides ({listed(s.label for s in group_sides)}), "
-                f"looks after {', '.join(map(str, budget.looks))} rounds")
-            session = run_session(group_sides, names, share_of(budget, groups, index, time.monotonic() - started),
-                                  judges.look, say)
+                f"looks after {', '.join(map(str, settings.looks))} rounds")
+            share = share_of(settings, groups, index, time.monotonic() - started)
+            session = run_session(group_sides, names, share, judges.look, say,
+                                  progress=session_round_line(len(names), share, say))
             parts.append((session, judges))
             stem = f"sweep-{safe_stem(group_sides[0].description)}-to-{safe_stem(group_sides[-1].description)}"
             write_session_files(session, group_sides, say, "sweep", stem)
@@ -175,13 +178,13 @@ def side_groups(usable, say) -> list[tuple[list[Side], list[str]]]:
     return [([by_label[label] for label in labels], names) for labels, names in ordered]
 
 
-def share_of(budget: Budget, groups, index: int, spent: float) -> Budget:
+def share_of(settings: Settings, groups, index: int, spent: float) -> Settings:
     """The time left, shared among the sessions left by their size (sides x benchmarks)."""
-    if budget.max_seconds is None:
-        return budget
+    if settings.max_seconds is None:
+        return settings
     work = [len(sides) * len(names) for sides, names in groups[index:]]
-    left = max(budget.max_seconds - spent, 1.0)
-    return Budget(budget.looks, left * work[0] / sum(work), budget.min_time)
+    left = max(settings.max_seconds - spent, 1.0)
+    return dataclasses.replace(settings, max_seconds=left * work[0] / sum(work))
 
 
 def machines(parts: list[tuple[Session, StepJudges]]) -> dict[str, dict]:

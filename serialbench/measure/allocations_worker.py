@@ -22,34 +22,34 @@ def load_counter():
     return module
 
 
-def main() -> None:
+def side_api():
+    """The side's serialbench through its worker API (side_api.py, loaded by path from beside this file)."""
+    spec = importlib.util.spec_from_file_location("serialbench_side_api", Path(__file__).with_name("side_api.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     try:
-        from serialbench.catalog.registry import prepare, select
-    except ImportError:  # a side from before the package had layers
-        from serialbench.registry import prepare, select
+        return module.load()
+    except module.SideRefused as exc:
+        raise SystemExit(f"this side cannot be counted: {exc}") from None
 
+
+def main() -> None:
+    api = side_api()
     allocations = load_counter()
     missing = allocations.available()
     if missing:
         raise SystemExit(missing)
     request = json.loads(sys.argv[1])
     names = request["names"]
-    tiers = ",".join(dict.fromkeys(name.split("/")[3] for name in names))
-    inputs = ",".join(dict.fromkeys(name.split("/")[2] for name in names))
-    noops, noop_cases = select([], ["baseline/noop/float32/1K"], "1K", "float32")
-    noop = prepare(noops[0], noop_cases).op
+    noops, noop_cases = api.select_named([], ["baseline/noop/float32/1K"], [])
+    noop = api.prepare(noops[0], noop_cases, True, None).op
     noop()
     overhead = allocations.count(noop)
     print(json.dumps({"overhead": [overhead.bytes_per_op, overhead.allocs_per_op]}), flush=True)
-    if request.get("payloads"):  # a side whose serialbench knows --payload, as its `list` checked
-        from serialbench.catalog.registry import select_named
-
-        benchmarks, cases = select_named(request["case_dirs"], names, request["payloads"])
-    else:
-        benchmarks, cases = select(request["case_dirs"], names, tiers, inputs)
+    benchmarks, cases = api.select_named(request["case_dirs"], names, request["payloads"])
     for bench in benchmarks:
         try:
-            op = prepare(bench, cases).op
+            op = api.prepare(bench, cases, True, None).op
             op()
             counted = allocations.count(op).minus(overhead)
             entry = {"name": bench.name, "bytes_per_op": counted.bytes_per_op, "allocs_per_op": counted.allocs_per_op}

@@ -6,8 +6,10 @@ make a region long enough; then regions of K and 2K calls, each inside `sys.call
 C function toggles collection and dumps the count when it returns.
 """
 
+import importlib.util
 import json
 import sys
+from pathlib import Path
 
 
 def calls(op, count):
@@ -23,21 +25,23 @@ def counted(out: str, dump: int) -> int:
     raise SystemExit("callgrind wrote no summary")
 
 
-def main() -> None:
+def side_api():
+    """The side's serialbench through its worker API (side_api.py, loaded by path from beside this file)."""
+    spec = importlib.util.spec_from_file_location("serialbench_side_api", Path(__file__).with_name("side_api.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     try:
-        from serialbench.catalog.registry import prepare, select
-    except ImportError:  # a side from before the package had layers
-        from serialbench.registry import prepare, select
+        return module.load()
+    except module.SideRefused as exc:
+        raise SystemExit(f"this side cannot be counted: {exc}") from None
 
+
+def main() -> None:
+    api = side_api()
     request = json.loads(sys.argv[1])
-    if request.get("payloads"):  # a side whose serialbench knows --payload, as its `list` checked
-        from serialbench.catalog.registry import select_named
-
-        benchmarks, cases = select_named(request["case_dirs"], [request["name"]], request["payloads"])
-    else:
-        benchmarks, cases = select(request["case_dirs"], [request["name"]], request["tier"], request["input"])
+    benchmarks, cases = api.select_named(request["case_dirs"], [request["name"]], request["payloads"])
     bench = next(b for b in benchmarks if b.name == request["name"])
-    op = prepare(bench, cases).op
+    op = api.prepare(bench, cases, True, None).op
     calls(op, 2)
     sys.call_tracing(calls, (op, 1))
     single = max(counted(request["out"], 1), 1)

@@ -80,10 +80,9 @@ def count_instructions(side: Side, name: str, calls: int | None = None, cycles: 
     different numbers of calls (a few percent on a 1K op between 64 and 4096 calls).
     """
     valgrind = require_valgrind()
-    _, _, kind, tier = name.split("/")
     with tempfile.TemporaryDirectory(prefix="serialbench-callgrind-") as tmp:
         out = os.path.join(tmp, "callgrind.out")
-        request = {"name": name, "input": kind, "tier": tier, "case_dirs": list(side.case_dirs),
+        request = {"name": name, "case_dirs": list(side.case_dirs),
                    "payloads": list(side.payloads), "out": out,
                    "target": TARGET_INSTRUCTIONS, "max_calls": MAX_CALLS, "calls": calls or 0}
         cmd = [valgrind, "--tool=callgrind", "--quiet", "--collect-atstart=no", f"--toggle-collect={MARKER}",

@@ -1,13 +1,14 @@
-"""Before any timing: can this side run each selected benchmark, and which library versions does it import?
+"""Before any timing: what does this side select, can it run each benchmark, and which versions does it import?
 
 Started by measure/side_setup.py as `PYTHON -P side_check.py CONFIG` in a side's environment (its
-overlay and its serialbench first on PYTHONPATH), like compare's lockstep worker, whose helpers
-it loads by path so that it reads a side's serialbench in either layout. For each selected case
-and input it prepares the benchmark once at the smallest tier: that imports the case's libraries
-and its generated code (where a protobuf too old or too new for the gencode fails), builds the op
-and checks the round trip, as the first round would, in milliseconds. It prints one JSON line:
-{"failed": {name: cause}, "libraries": [the selected cases' distributions], "versions": {distribution:
-version}, "python": version}.
+overlay and its serialbench first on PYTHONPATH), like the timing worker, whose side API (side_api.py)
+it loads by path. It makes the side's selection once, from the user's filters, as the side's own
+`list` would; then, unless told to list only, it prepares each selected case and input once at the
+smallest tier: that imports the case's libraries and its generated code (where a protobuf too old
+or too new for the gencode fails), builds the op and checks the round trip, as the first round
+would, in milliseconds. It prints one JSON line: {"listed": [names], "why": why it lists nothing,
+"left_out": [lines on cases whose libraries are missing], "failed": {name: cause}, "libraries": [the
+selected cases' distributions], "versions": {distribution: version}, "python": version}.
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ import sys
 from pathlib import Path
 
 
-def load_worker():
-    path = Path(__file__).with_name("lockstep_worker.py")
-    spec = importlib.util.spec_from_file_location("serialbench_lockstep", path)
+def load_beside(name: str):
+    spec = importlib.util.spec_from_file_location(f"serialbench_{name}", Path(__file__).with_name(f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -30,7 +30,7 @@ def load_worker():
 def cause(exc: BaseException, name: str) -> str:
     """The error's first line without the benchmark's name that CaseFailed puts in front."""
     text = f"{type(exc).__name__}: {exc}".splitlines()[0]
-    if type(exc).__name__ == "CaseFailed":
+    if type(exc).__name__ in ("CaseFailed", "SideRefused"):  # their text names what failed
         text = str(exc).splitlines()[0]
     prefix = name.rsplit("/", 1)[0] + "/"
     if text.startswith(prefix):  # "fmt/impl/input/1K: ImportError: ..." -> "ImportError: ..."
@@ -38,12 +38,20 @@ def cause(exc: BaseException, name: str) -> str:
     return text
 
 
-def check(names, case_dirs, worker_module, payloads=()) -> tuple[dict[str, str], list[str]]:
+def select(api, config) -> tuple[list[str], list[str]]:
+    """The side's selection from the user's filters, and its lines on cases left out."""
+    left_out: list[str] = []
+    filters = config["filters"]
+    benchmarks, _ = api.select(config["case_dirs"], filters["patterns"], filters["tiers"], filters["inputs"],
+                               config["payloads"], left_out.append)
+    return [bench.name for bench in benchmarks], [line for line in left_out if "is not installed" in line]
+
+
+def check(names, worker) -> tuple[dict[str, str], list[str]]:
     """The cause of each benchmark that fails to prepare, and the selected cases' distributions.
     A payload's benchmark is prepared at its own size: it has no other."""
-    registry, _, inputs = worker_module.side_api()
-    worker = worker_module.Worker(case_dirs, payloads=payloads)
-    smallest = list(inputs.TIERS)[0]
+    api = worker.api
+    smallest = list(api.TIERS)[0]
     failed: dict[str, str] = {}
     libraries: dict[str, None] = {}
     tried: dict[str, str | None] = {}  # FORMAT/IMPL/INPUT -> its cause, or None when it prepares
@@ -53,8 +61,8 @@ def check(names, case_dirs, worker_module, payloads=()) -> tuple[dict[str, str],
         if group not in tried:
             try:
                 kind = name.split("/")[2]
-                bench, cases = worker.find(f"{group}/{smallest}" if kind in inputs.INPUT_KINDS else name)
-                worker_module.prepare_benchmark(registry, bench, cases, True)
+                bench, cases = worker.find(f"{group}/{smallest}" if kind in api.INPUT_KINDS else name)
+                api.prepare(bench, cases, True, None)
                 tried[group] = None
             except Exception as exc:  # noqa: BLE001 - every failure is a cause to report, not fatal
                 tried[group] = cause(exc, name)
@@ -63,16 +71,33 @@ def check(names, case_dirs, worker_module, payloads=()) -> tuple[dict[str, str],
     return failed, list(libraries)
 
 
+def answer(config) -> dict:
+    worker_module = load_beside("worker")
+    side_api = worker_module.side_api
+    try:
+        api = side_api.load()
+    except side_api.SideRefused as exc:
+        return {"listed": [], "why": f"it cannot be timed: {exc}", "left_out": []}
+    try:
+        names, left_out = select(api, config)
+    except api.UsageError as exc:  # a selection this side refuses (a pattern that matches none of its names)
+        return {"listed": [], "why": str(exc), "left_out": []}
+    found = {"listed": names, "why": "", "left_out": left_out, "failed": {}, "libraries": []}
+    if names and not config["list_only"]:
+        worker = worker_module.Worker(config["case_dirs"], payloads=config["payloads"], api=api)
+        found["failed"], found["libraries"] = check(names, worker)
+    found["versions"] = worker_module.distribution_versions(dict.fromkeys([*config["distributions"],
+                                                                           *found["libraries"]]))
+    found["python"] = sys.version.split()[0]
+    return found
+
+
 def main() -> None:
     config = json.loads(sys.argv[1])
     reply = os.fdopen(os.dup(1), "w")  # what a case prints goes to stderr; the answer to stdout
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    worker_module = load_worker()
-    failed, libraries = check(config["names"], config["case_dirs"], worker_module, config.get("payloads", ()))
-    versions = worker_module.distribution_versions(dict.fromkeys([*config["distributions"], *libraries]))
-    reply.write(json.dumps({"failed": failed, "libraries": libraries, "versions": versions,
-                            "python": sys.version.split()[0]}) + "\n")
+    reply.write(json.dumps(answer(config)) + "\n")
     reply.flush()
     sys.stderr.flush()
     os._exit(0)  # no teardown (TensorFlow's takes a third of a second)

@@ -1,11 +1,12 @@
 """Preparing the sides of a session: each side's environment (a library overlay, an interpreter), the
 benchmarks every side can run, and each side's name, all said before any timing.
 
-The order: the user's selection is checked once, here (a typo in --tier or -b is the user's, not a
-side's); each side lists its selection (its own `list`, as its revision and environment see it);
-each side then prepares every selected case once at the smallest tier in one small process
-(measure/side_check.py), which imports the cases' libraries and generated code: a protobuf too old
-for the gencode is refused here, with one line per cause, not in the first round. Each side is
+The order: where every side runs the work tree's cases (sweep, bisect, compare of environments), the
+user's selection is checked here first, before any overlay is installed (a typo in --tier or -b is
+the user's, not a side's). Each side then makes its selection once, in one small process of its own
+environment (measure/side_check.py), as its revision sees it, and prepares every selected case once
+at the smallest tier, which imports the cases' libraries and generated code: a protobuf too old for
+the gencode is refused here, with one line per cause, not in the first round. Each side is
 named by the library versions it imported, where the sides differ or an overlay put them.
 """
 
@@ -59,19 +60,6 @@ def check_selection(case_dirs: Sequence[str], patterns: Sequence[str], tiers: st
                              "see 'python -m serialbench list'")
 
 
-def list_benchmarks(side: Side, filters: Sequence[str]) -> tuple[list[str], str]:
-    """The side's selected benchmark names, or ([], why) when it cannot list them."""
-    cases = [arg for directory in side.case_dirs for arg in ("--cases", directory)]
-    cases += [arg for payload in side.payloads for arg in ("--payload", payload)]
-    done = subprocess.run([side.python, "-P", "-m", "serialbench", "list", *filters, *cases], cwd=side.root,
-                          env=worker_environment(side), capture_output=True, text=True)
-    left_out = [line for line in done.stderr.splitlines() if "is not installed" in line]
-    if done.returncode != 0:
-        why = last_line(done.stderr).removeprefix(ERROR_PREFIX) or f"list exited with status {done.returncode}"
-        return [], "; ".join([*left_out, why])
-    return done.stdout.split(), "; ".join(left_out)
-
-
 @dataclass(frozen=True)
 class Checked:
     """A side before timing: what it selects, what of that it cannot run and why, what it imported."""
@@ -81,41 +69,41 @@ class Checked:
     failed: dict[str, str] = field(default_factory=dict)  # name -> cause
     why: str = ""  # why it lists nothing
     versions: dict[str, str] = field(default_factory=dict)  # distribution -> version it imported
+    left_out: list[str] = field(default_factory=list)  # its cases left out: a library is not installed
 
     @property
     def runnable(self) -> list[str]:
         return [name for name in self.listed if name not in self.failed]
 
 
-def check_side(side: Side, names: Sequence[str]) -> tuple[dict[str, str], list[str], dict[str, str]]:
-    """(causes of the benchmarks the side cannot run, its cases' distributions, their versions)."""
-    config = {"names": list(names), "case_dirs": list(side.case_dirs), "payloads": list(side.payloads),
-              "distributions": [installed.split()[0] for installed in side.installed]}
+def check_side(side: Side, filters: dict, list_only: bool = False) -> Checked:
+    """The side's selection from the user's filters (options.filters), made once, in the side's own
+    environment, and (unless list_only) each selected case prepared once (measure/side_check.py)."""
+    config = {"filters": filters, "case_dirs": list(side.case_dirs), "payloads": list(side.payloads),
+              "distributions": [installed.split()[0] for installed in side.installed], "list_only": list_only}
     done = subprocess.run([side.python, "-P", str(CHECK_SCRIPT), json.dumps(config)], cwd=side.root,
                           env=worker_environment(side), capture_output=True, text=True)
     try:
         answer = json.loads(done.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
-        why = last_line(done.stderr) or f"the check exited with status {done.returncode}"
-        return {name: why for name in names}, [], {}
-    return answer["failed"], answer["libraries"], answer["versions"]
+        why = last_line(done.stderr).removeprefix(ERROR_PREFIX) or f"the check exited with status {done.returncode}"
+        return Checked(side, [], why=why)
+    if answer.get("libraries"):
+        side = dataclasses.replace(side, libraries=tuple(answer["libraries"]))
+    return Checked(side, answer["listed"], answer.get("failed", {}), answer["why"], answer.get("versions", {}),
+                   answer["left_out"])
 
 
-def check_sides(sides: Sequence[Side], filters: Sequence[str], say: Callable[[str], None]) -> list[Checked]:
-    """Every side listed and checked, its refusals said (one line per cause), and named."""
+def check_sides(sides: Sequence[Side], filters: dict, say: Callable[[str], None]) -> list[Checked]:
+    """Every side's selection made and checked, its refusals said (one line per cause), and named."""
     checked = []
     for side in sides:
-        listed, why = list_benchmarks(side, filters)
-        if not listed:
-            checked.append(Checked(side, [], why=why))
-            continue
-        if why:
-            say(f"{side.label}: {why}")
-        failed, libraries, versions = check_side(side, listed)
-        for line in refusal_lines(side.label, failed, listed):
+        item = check_side(side, filters)
+        if item.listed and item.left_out:
+            say(f"{side.label}: {'; '.join(item.left_out)}")
+        for line in refusal_lines(side.label, item.failed, item.listed):
             say(line)
-        checked.append(Checked(dataclasses.replace(side, libraries=tuple(libraries)), listed, failed,
-                               versions=versions))
+        checked.append(item)
     return name_sides(checked)
 
 

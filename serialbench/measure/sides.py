@@ -1,7 +1,7 @@
 """What is compared: a side is a revision of the cases, an environment (an interpreter, libraries
 installed at other versions or from a local checkout), or both.
 
-Everything downstream (the schedule, the verdicts, the tables, --instructions, calibrate) takes
+Everything downstream (the engine, the verdicts, the tables, --instructions, calibrate) takes
 sides and never asks which kind a side is: a side says where its serialbench and cases run from
 (`root`, `case_dirs`), with which interpreter (`python`), and which directory of installed
 libraries goes first on its workers' sys.path (`overlay`).

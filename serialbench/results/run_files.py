@@ -3,7 +3,7 @@
 Each run holds that process's values (seconds per op) and the metadata a pyperf run carries and
 serialbench's contract asks for (ARCHITECTURE.md, "Metadata"): the benchmark's own, from the worker
 (format, impl, input, tier, direction, input and payload bytes, library versions), its loops, the
-round, the date, and the multiple of the floor taken in that process (measure/rounds.py). What the
+round, the date, and the multiple of the floor taken in that process (measure/engine.py). What the
 run as a whole was (commit, process state, the precision asked for) is in every run as well, so
 that pyperf reports it as the suite's metadata and `--append` keeps it per run.
 """
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import pyperf
 
-from serialbench.measure.schedule import Session
+from serialbench.measure.session import Session
 from serialbench.results.session_files import machine_metadata, session_benchmarks
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pyperf
 
-from serialbench.measure.schedule import Run, Session
+from serialbench.measure.session import Run, Session
 from serialbench.measure.sides import Side
 from serialbench.measure.timeloop import CLOCK_NAME
 from serialbench.results.files import RESULTS_FORMAT

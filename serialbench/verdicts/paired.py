@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pyperf
 
 from serialbench.core import stats
-from serialbench.measure.schedule import LOOKS, Run, Session
+from serialbench.measure.session import LOOKS, Run, Session
 from serialbench.results.session_files import runs_of
 from serialbench.verdicts.judge import Judge, judge_paired, judge_unpaired
 

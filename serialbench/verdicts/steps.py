@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from serialbench.core import stats
 from serialbench.core.errors import UsageError
-from serialbench.measure.schedule import Session
+from serialbench.measure.session import Session
 from serialbench.verdicts.judge import Judge, selection_verdict
 from serialbench.verdicts.paired import medians, round_estimates
 

@@ -22,8 +22,7 @@ import numpy as np
 import pyperf
 
 from serialbench.core import medians, stats
-from serialbench.measure.rounds import FLOOR_RATIO
-from serialbench.measure.schedule import Run
+from serialbench.measure.session import FLOOR_RATIO, Run
 from serialbench.results.files import median_of
 
 
@@ -82,7 +81,7 @@ def timing(bench: pyperf.Benchmark, confidence: float = medians.CONFIDENCE) -> T
 
 
 def session_timing(runs: Sequence[Run], confidence: float = medians.CONFIDENCE) -> Timing | None:
-    """A run's benchmark while it runs (measure/rounds.py's runs) as a Timing."""
+    """A run's benchmark while it runs (measure/engine.py's runs) as a Timing."""
     runs = [run for run in runs if run.values]
     return timing_from([statistics.median(run.values) for run in runs], floor_ratios([run.metadata for run in runs]),
                        confidence)

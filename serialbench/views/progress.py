@@ -1,4 +1,5 @@
-"""What a run prints while it runs: a line per round, a line per benchmark as it settles, one closing line.
+"""What a session prints while it runs: a line per round; for the run, a line per benchmark as it settles
+and one closing line.
 
 A benchmark settles when its median and its multiple of the floor are both known within the
 precision asked for (verdicts/timings.py), from the fewest processes that give an interval on, or at
@@ -13,8 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from serialbench.core import medians
 from serialbench.core.formatting import format_duration, format_percent, format_ratio, format_time
-from serialbench.measure.rounds import Progress, Settings
-from serialbench.measure.schedule import Session
+from serialbench.measure.session import RoundDone, Session, Settings
 from serialbench.verdicts.timings import Timing, session_timing
 
 
@@ -54,9 +54,10 @@ def _width(width: float | None) -> str:
 class RoundProgress:
     """The settling of one run: which benchmarks stop after each round, and the lines that say so."""
 
-    def __init__(self, names: Sequence[str], floors: Mapping[str, str | None], target: float, settings: Settings,
+    def __init__(self, names: Sequence[str], floors: Mapping[str, str | None], settings: Settings,
                  clock: Callable[[], float] = time.monotonic):
-        self.names, self.floors, self.target, self.settings, self.clock = list(names), floors, target, settings, clock
+        self.names, self.floors, self.settings, self.clock = list(names), floors, settings, clock
+        self.target = settings.precision
         self.settled: dict[str, Timing | None] = {}
         self.reached = 0
 
@@ -65,16 +66,24 @@ class RoundProgress:
                 else f"{self.settings.min_rounds} to {self.settings.max_rounds}")
         return (f"{len(self.names)} benchmarks, one fresh process a round: {rule} processes each, until the median "
                 f"and the multiple of the floor are known within +-{format_percent(self.target)} "
-                f"({self.settings.cycles} values a process)")
+                f"({self.settings.values} values a process)")
 
-    def round_line(self, step: Progress) -> str:
+    def round_line(self, step: RoundDone) -> str:
         left = len(self.names) - len(self.settled)
-        return (f"round {step.round}: {format_duration(step.seconds)}, {step.running} benchmarks; "
+        return (f"round {step.round}: {format_duration(step.seconds)}, {step.timed} benchmarks; "
                 f"{len(self.settled)} of {len(self.names)} settled, {format_duration(step.spent)} so far"
                 + (f", at most {rounds_left} round{'' if rounds_left == 1 else 's'} left"
                    if left and (rounds_left := self.settings.max_rounds - step.round) else ""))
 
-    def settle(self, session: Session, running: Sequence[str], final: bool, say: Callable[[str], None]) -> set[str]:
+    def round_done(self, step: RoundDone, say: Callable[[str], None]) -> None:
+        """After each round and its look: the round's line, and why the run ends early if it does."""
+        say(self.round_line(step))
+        if step.time_up and step.round < self.settings.max_rounds:
+            say(f"time is up ({self.settings.max_seconds / 60:g} min): {step.running} benchmarks end with the "
+                "processes they have")
+
+    def settle(self, session: Session, running: Sequence[str], look_index: int, final: bool,
+               say: Callable[[str], None]) -> set[str]:
         """The benchmarks of `running` that stop now (all of them when `final`); a line for each. A floor
         stops with the last benchmark that it serves."""
         runs = session.runs[session.sides[0].label]
@@ -105,3 +114,17 @@ class RoundProgress:
                      "table shows how wide they are; to tell whether a change helped, use 'python -m serialbench "
                      "compare', not two runs by eye")
         return line
+
+
+def session_round_line(count: int, settings: Settings, say: Callable[[str], None]) -> Callable[[RoundDone], None]:
+    """compare's (sweep's, bisect's, calibrate's) line after each round: how many benchmarks are still
+    undecided and how long it may go on, or that the time limit ended it."""
+    def done(step: RoundDone) -> None:
+        if step.time_up:
+            if step.still:
+                say(f"time is up ({settings.max_seconds / 60:g} min): {step.still} benchmarks stay undecided")
+        elif step.still and step.rounds_left:
+            say(f"round {step.round}: {step.seconds:.0f} s, {step.still} of {count} benchmarks undecided, "
+                f"{step.spent / 60:.1f} min so far, at most {step.rounds_left} rounds left")
+
+    return done

@@ -1,5 +1,5 @@
-"""compare's lockstep worker times an op as the runner's pyperf workers do: a structural test on a
-case of known cost (a virtual clock that only the op moves), not a timed one."""
+"""The timing worker times an op as timeloop.py defines it, and speaks its protocol exactly: structural
+tests on a case of known cost (a virtual clock that only the op moves), not timed ones."""
 
 import gc
 import textwrap
@@ -7,7 +7,8 @@ import textwrap
 import pytest
 
 from serialbench.catalog import registry
-from serialbench.measure import lockstep_worker, timeloop
+from serialbench.measure import timeloop
+from serialbench.measure import worker as timing_worker
 from tests import known_cost
 
 CASE = '''
@@ -37,7 +38,23 @@ CASES = [Case("known", "cost", ("float32",), known),
 @pytest.fixture
 def worker(tmp_path):
     (tmp_path / "known.py").write_text(textwrap.dedent(CASE))
-    return lockstep_worker.Worker([str(tmp_path)], clock=known_cost.clock)
+    return Prepares(timing_worker.Worker([str(tmp_path)], clock=known_cost.clock))
+
+
+class Prepares:
+    """The worker, with the protocol's defaults a test would otherwise repeat (slot 0, checked, untimed)."""
+
+    def __init__(self, real):
+        self.real = real
+
+    def prepare(self, name, loops, min_time, check=True, time_call=False, inner_loops=None, slot=0):
+        return self.real.prepare(name, slot, loops, inner_loops, min_time, check, time_call)
+
+    def sample(self, slot=0, rewarm_calls=0):
+        return self.real.cycles(1, [slot], [rewarm_calls])[0][0]
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
 
 
 @pytest.mark.parametrize("tier, inner", [("1K", 10), ("1M", 1)])
@@ -47,7 +64,7 @@ def test_a_lockstep_value_is_the_op_cost_as_pyperf_computes_it(worker, tier, inn
     assert answer["loops"] * inner * known_cost.COST >= 1e-3  # calibrated as pyperf does
     assert worker.sample() == pytest.approx(known_cost.COST)
     # The runner's pyperf worker: the same loop, a value divided by loops x inner_loops.
-    time_func = timeloop.make_time_func(worker.op, inner, known_cost.clock)
+    time_func = timeloop.make_time_func(worker.slots[0].op, inner, known_cost.clock)
     assert time_func(answer["loops"]) / (answer["loops"] * inner) == pytest.approx(known_cost.COST)
 
 
@@ -63,7 +80,7 @@ def test_release_drops_the_op_and_freezes_what_survives(worker):
     worker.prepare("known/cost/float32/1K", 1, min_time=1e-3)
     try:
         worker.release()
-        assert worker.time_func is None and worker.op is None
+        assert worker.slots == {}
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
@@ -87,23 +104,11 @@ def test_prepare_warms_the_loop_up_unless_one_call_fills_a_value(worker, tier, l
 
 def test_the_selection_is_made_once_per_process(worker, monkeypatch):
     worker.prepare("known/cost/float32/1K", 1, min_time=1e-3)
-    monkeypatch.setattr(registry, "select", lambda *args, **kwargs: pytest.fail("selected again"))
+    monkeypatch.setattr(worker.api, "select", lambda *args, **kwargs: pytest.fail("selected again"))
     worker.release()
     assert worker.prepare("known/cost/float32/10K", 1, min_time=1e-3)["loops"] == 1
     with pytest.raises(LookupError, match="no benchmark known/cost/png/1K"):
         worker.prepare("known/cost/png/1K", 1, min_time=1e-3)
-
-
-@pytest.mark.parametrize("per_call, calls", [
-    (20e-9, timeloop.REWARM_CALLS),  # a 1K op: five calls, next to nothing
-    (160e-6, timeloop.REWARM_CALLS),  # a 4 MB copy: five calls cover its cache refill
-    (1e-3, 2),  # the calls stop once they cover REWARM_SECONDS
-    (2e-3, 1),
-    (40e-3, 1),  # one call touches all of its data: not five (a value would cost six calls)
-    (timeloop.SLOW_CALL, 0),  # a slow op is not re-warmed
-])
-def test_the_re_warm_before_a_value_stops_at_a_few_milliseconds_of_calls(per_call, calls):
-    assert timeloop.rewarm_calls(per_call) == calls
 
 
 def test_prepare_times_its_own_call_when_asked(worker):
@@ -115,7 +120,7 @@ def test_prepare_times_its_own_call_when_asked(worker):
 
 def test_an_op_of_seconds_a_call_is_not_called_again_to_calibrate(worker, monkeypatch):
     # The worker's own copy of timeloop: this op counts as one of seconds a call.
-    monkeypatch.setattr(lockstep_worker.timeloop, "TIMED_FIRST_CALL", known_cost.COST / 2)
+    monkeypatch.setattr(timing_worker.timeloop, "TIMED_FIRST_CALL", known_cost.COST / 2)
     before = known_cost.now
     answer = worker.prepare("known/cost/float32/1M", 0, min_time=1.0, time_call=True)
     assert answer["loops"] == 1 and answer["first_call"] == pytest.approx(known_cost.COST)
@@ -131,7 +136,7 @@ def test_only_a_cheap_op_is_unrolled(tier, per_call, inner):
 
 
 def test_an_op_whose_call_is_timed_slow_is_not_unrolled_and_a_plan_keeps_its_loop(worker, monkeypatch):
-    monkeypatch.setattr(lockstep_worker.timeloop, "UNROLL_BELOW", known_cost.COST / 2)  # this op is "slow"
+    monkeypatch.setattr(timing_worker.timeloop, "UNROLL_BELOW", known_cost.COST / 2)  # this op is "slow"
     assert worker.prepare("known/cost/float32/10K", 0, min_time=1e-3, time_call=True)["inner_loops"] == 1
     assert worker.prepare("known/cost/float32/10K", 0, min_time=1e-3)["inner_loops"] == 10  # its call not timed
     # Given loops, the plan's inner_loops are used as they are (the tier's when none are given).

@@ -1,0 +1,125 @@
+"""A session's data: what every timing command measures and reads back, apart from the processes.
+
+A session times benchmarks on one or more sides, round by round: each round starts fresh worker
+processes and takes values of every benchmark still running. What it keeps is plain data, read by
+the verdicts, the result files and the views without knowing how the values were taken:
+- a Run: one side's values of one benchmark in one round (one process), in cycle order;
+- a Plan: how one op is timed in every round, made once from its first prepare and a warm value
+  (measure/plan.py);
+- Settings: when the session looks at its benchmarks, when it stops and what a round takes of each;
+  the run's --fast, default and --rigorous, and compare's, are presets of it;
+- RoundDone: what a command hears after each round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from serialbench.core.medians import least_rounds
+from serialbench.measure.sides import Side
+
+MIN_TIME = 0.002  # seconds a value: short, so that the values of a cycle are milliseconds apart
+# The rounds at which compare looks at its undecided benchmarks. The look at 64 is for the noisiest,
+# mostly at 1M (3-4% a round here): 32 rounds confirmed "no change" for about 4 in 10 of those in
+# simulation, 64 for 8 in 10; --max-time bounds what it costs.
+LOOKS = (8, 16, 32, 64)
+MAX_MINUTES = 20.0  # compare's default --max-time
+FLOOR_RATIO = "serialbench_floor_ratio"  # a run's exp(median over its cycles of log(op / floor))
+
+
+@dataclass
+class Run:
+    """One side's values of one benchmark in one round, in cycle order (value i of every side of a
+    round was taken in the same cycle)."""
+
+    round: int
+    values: list[float]
+    metadata: dict
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one op is timed in every round (measure/plan.py makes it)."""
+
+    loops: int  # iterations of the timed loop a value
+    inner_loops: int  # calls an iteration
+    rewarm_calls: int  # untimed calls before each value (none for a slow op)
+    slow: bool  # a call takes plan.SLOW_CALL or more: one value a round, warm from prepare's own call
+    first_call: bool  # a call takes plan.TIMED_FIRST_CALL or more: the call that prepares it is its value
+    per_call: float  # seconds a call, warm: what a value and its re-warm cost
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a session times and when it stops: looks at `looks` rounds (the last is the cap), or when
+    max_seconds of wall time are spent."""
+
+    looks: tuple[int, ...]  # rounds after which the benchmarks still running are looked at
+    max_seconds: float | None = None
+    min_time: float = MIN_TIME  # seconds a value
+    values: int | None = None  # values of an op a round; None: as many as fit (plan.values_a_round)
+    loops: int | None = None  # iterations a value, given: no calibration
+    precision: float | None = None  # the run's target: stop a benchmark once known within +-precision
+
+    @property
+    def min_rounds(self) -> int:
+        return self.looks[0]
+
+    @property
+    def max_rounds(self) -> int:
+        return self.looks[-1]
+
+
+def run_settings(precision: float, min_rounds: int, max_rounds: int, values: int) -> Settings:
+    """The run's rule: a look after every round from min_rounds to the cap."""
+    return Settings(tuple(range(min_rounds, max_rounds + 1)), values=values, precision=precision)
+
+
+# The run's presets, from measurements on this project's 2-vCPU VM (docs/reference/run.md has them).
+# Six processes are the fewest whose range is a 95% interval for the median (core/medians.py). On the
+# VM the machine's own speed moves by 1.3-1.7x from one half second to the next, so a row's interval
+# is set by the machine more than by the values a process takes: five values a process, a cap of
+# twelve. --fast takes exactly the six; --rigorous asks for +-1% and allows 40 processes of 30 values.
+RUN_DEFAULT = run_settings(0.03, least_rounds(), 12, 5)
+RUN_FAST = run_settings(0.05, least_rounds(), least_rounds(), 5)
+RUN_RIGOROUS = run_settings(0.01, least_rounds(), 40, 30)
+COMPARE = Settings(LOOKS, MAX_MINUTES * 60)
+
+
+@dataclass(frozen=True)
+class RoundDone:
+    """What a command hears after each round (and its look, when it had one)."""
+
+    round: int  # rounds so far
+    seconds: float  # this round's wall time
+    timed: int  # benchmarks timed in it
+    spent: float  # the session's wall time so far
+    running: int  # benchmarks running before its look
+    still: int  # benchmarks still running after it
+    rounds_left: int  # at most this many rounds more
+    time_up: bool  # the time limit ends the session here
+
+
+@dataclass
+class Session:
+    """Timings of the same benchmarks on one or more sides, round by round."""
+
+    sides: Sequence[Side]
+    names: list[str]
+    runs: dict[str, dict[str, list[Run]]] = field(default_factory=dict)  # label -> name -> runs
+    plans: dict[str, Plan] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)  # name -> why
+    hello: dict[str, dict] = field(default_factory=dict)  # label -> what its worker reported at start
+    checked: set[tuple[str, str]] = field(default_factory=set)  # (label, name) whose round trip was checked
+    rounds: int = 0
+    seconds: float = 0.0
+    interrupted: bool = False  # Ctrl-C (or SIGTERM) ended it: the caller exits 130 after its output
+    final_rounds: int | None = None  # the rounds of a look made final by the time limit or an interrupt
+
+    def __post_init__(self):
+        for side in self.sides:
+            self.runs.setdefault(side.label, {})
+
+    def rounds_of(self, name: str) -> int:
+        return len(self.runs[self.sides[0].label].get(name, []))

@@ -1,0 +1,250 @@
+"""The session engine's requests to its workers, for compare's lanes (one a side) and the run's (a benchmark
+beside its floor in one process): structural tests with stand-in workers, no timing."""
+
+from pathlib import Path
+
+import pytest
+
+from serialbench.measure import engine, plan, timeloop
+from serialbench.measure.session import COMPARE, FLOOR_RATIO, RUN_FAST, Session
+from serialbench.measure.sides import Side
+
+SECONDS_PER_OP = {"fast/op/float32/1K": 1e-6, "slow/op/float32/1M": 0.2, "mid/op/float32/100K": 0.01,
+                  "copy/op/float32/1M": 160e-6, "decoder/op/float32/1M": 1.5, "baseline/tobytes/float32/1M": 160e-6}
+FLOORS = {name: "baseline/tobytes/float32/1M" for name in SECONDS_PER_OP if not name.startswith("baseline/")}
+LOG = []  # (side, request, name): every request of every fake worker, in the order sent
+# A value without re-warm calls right after prepare is this many times slower (another lane's prepare
+# evicted the op's data): a 4 MB copy's first calls took 770 us where warm they take 160 us.
+COLD = {"copy/op/float32/1M": 5.0}
+
+
+class FakeProcess:
+    """A worker that answers at once, speaks the protocol's keys exactly, and records what it was asked."""
+
+    def __init__(self, side, cpu=None):
+        self.side = side
+        self.hello = {"protocol": 1, "serialbench": "elsewhere"}
+        self.requests = []
+        self.pending = []
+        self.slots = {}  # slot -> name
+        LOG.append((side.label, "start", None))
+
+    def send(self, request):
+        self.requests.append(request)
+        name = request.get("name") or ",".join(self.slots.get(slot, "?") for slot in request.get("slots", ()))
+        LOG.append((self.side.label, request["do"], name))
+        do = request["do"]
+        if do == "prepare":
+            assert set(request) == {"do", "name", "slot", "loops", "inner_loops", "min_time", "check", "time_call"}
+            seconds = SECONDS_PER_OP[request["name"]]
+            self.slots[request["slot"]] = request["name"]
+            loops = request["loops"] or max(1, int(request["min_time"] / seconds))
+            answer = {"loops": loops, "inner_loops": request["inner_loops"] or 1, "metadata": {}}
+            if request["time_call"]:
+                answer["first_call"] = seconds
+            self.pending.append(answer)
+        elif do == "cycles":
+            assert set(request) == {"do", "count", "slots", "rewarm_calls"}
+            values = [[SECONDS_PER_OP[self.slots[slot]] * (1.0 if rewarm else COLD.get(self.slots[slot], 1.0))
+                       for _ in range(request["count"])]
+                      for slot, rewarm in zip(request["slots"], request["rewarm_calls"])]
+            self.pending.append({"values": values})
+        else:
+            assert set(request) == {"do"}
+            if do == "release":
+                self.slots.clear()
+            self.pending.append({})
+
+    def read(self):
+        LOG.append((self.side.label, "read", None))
+        return self.pending.pop(0)
+
+    def ask(self, request):
+        self.send(request)
+        return self.read()
+
+    def close(self):
+        pass
+
+
+@pytest.fixture
+def sessions(monkeypatch):
+    """run(count, lanes): a session of `count` rounds of every benchmark, compare's (two sides) or the run's."""
+    made = []
+
+    def process(side, cpu=None):
+        made.append(FakeProcess(side, cpu))
+        return made[-1]
+
+    monkeypatch.setattr(engine, "Process", process)
+    LOG.clear()
+
+    def run(count, kind="compare"):
+        made.clear()
+        names = list(SECONDS_PER_OP)
+        if kind == "compare":
+            sides = [Side(label, Path("."), own_serialbench=False) for label in ("BASE", "HEAD")]
+            floors, settings = {}, COMPARE
+        else:
+            sides, floors, settings = [Side("run", Path("."), own_serialbench=False)], FLOORS, RUN_FAST
+        session = Session(sides, names)
+        for _ in range(count):
+            engine.time_round(session, names, floors, settings, print)
+        return session, list(made)
+
+    return run
+
+
+def asked(process, name, what):
+    """The requests `what` that the process got while it held benchmark `name` in slot 0."""
+    start = next(i for i, r in enumerate(process.requests) if r.get("name") == name and r.get("slot") == 0)
+    end = next((i for i, r in enumerate(process.requests[start + 1:], start + 1)
+                if r.get("slot") == 0 and r.get("name") != name), len(process.requests))
+    return [r for r in process.requests[start:end] if r["do"] == what]
+
+
+def test_the_run_and_compare_plan_every_op_alike(sessions):
+    # One plan rule: the same op gets the same loops, inner loops, re-warm calls, slow-op rule and
+    # first-call rule whichever command times it, beside its floor or beside another side.
+    compared, _ = sessions(1, "compare")
+    ran, _ = sessions(1, "run")
+    assert set(compared.plans) == set(ran.plans) == set(SECONDS_PER_OP)
+    for name, planned in compared.plans.items():
+        assert ran.plans[name] == planned, name
+    assert {planned.first_call for planned in ran.plans.values()} == {True, False}
+    assert {planned.slow for planned in ran.plans.values()} == {True, False}
+
+
+def test_the_round_trip_is_checked_once_a_side(sessions):
+    session, made = sessions(2)
+    first_base, first_head, second_base, second_head = made
+    for name in SECONDS_PER_OP:
+        # BASE calibrates (a checked prepare), then both sides prepare for timing; HEAD's first is checked.
+        assert [r["check"] for r in asked(first_base, name, "prepare")][0] is True
+        assert [r["loops"] for r in asked(first_base, name, "prepare")][0] == 0
+        assert [r["check"] for r in asked(first_head, name, "prepare")] == [True]
+        assert [r["check"] for r in asked(second_base, name, "prepare")] == [False]
+        assert [r["check"] for r in asked(second_head, name, "prepare")] == [False]
+
+
+def test_a_slow_op_takes_one_value_a_round_and_no_warm_cycle(sessions):
+    session, made = sessions(2)
+    slow, fast = "slow/op/float32/1M", "fast/op/float32/1K"
+    assert session.plans[slow].slow and not session.plans[fast].slow
+    second_base = made[2]
+    assert len(asked(second_base, slow, "cycles")) == 1  # no warm cycle
+    assert len(asked(second_base, fast, "cycles")) == 1 + plan.MAX_CYCLES  # a warm cycle, then the cycles
+    # Each value of a cheap op starts warm (the other side's op ran in between); a slow one does not.
+    assert {tuple(r["rewarm_calls"]) for r in asked(second_base, fast, "cycles")} == {(timeloop.REWARM_CALLS,)}
+    assert {tuple(r["rewarm_calls"]) for r in asked(second_base, slow, "cycles")} == {(0,)}
+    for label in ("BASE", "HEAD"):
+        assert [len(run.values) for run in session.runs[label][slow]] == [1, 1]
+        assert [len(run.values) for run in session.runs[label][fast]] == [plan.MAX_CYCLES] * 2
+
+
+def test_the_re_warm_and_the_values_a_round_are_planned_from_a_warm_value(sessions):
+    session, made = sessions(2)
+    # A 4 MB copy whose first value is cold (5x) still gets five re-warm calls: planned from the
+    # value taken after five calls, not from the first.
+    assert session.plans["copy/op/float32/1M"].rewarm_calls == timeloop.REWARM_CALLS
+    # An op of 10 ms a call covers the cache refill in one call: one re-warm call, so that a value
+    # costs two calls and seven pairs fit in 0.3 s (with five calls it was two pairs).
+    mid = session.plans["mid/op/float32/100K"]
+    assert mid.rewarm_calls == 1
+    assert plan.values_a_round(mid, COMPARE, 2) == int(plan.BENCHMARK_SECONDS / (2 * 0.01 * (mid.loops + 1)))
+    first_base = made[0]
+    assert [r["rewarm_calls"] for r in asked(first_base, "copy/op/float32/1M", "cycles")][:2] == \
+        [[0], [timeloop.REWARM_CALLS]]
+    # Every later prepare times the loop the plan calibrated: its loops and its calls an iteration.
+    second_base = made[2]
+    for name, planned in session.plans.items():
+        if not planned.first_call:
+            assert [(r["loops"], r["inner_loops"]) for r in asked(second_base, name, "prepare")] == \
+                [(planned.loops, planned.inner_loops)]
+    # A slow op is not sampled a second time to plan it.
+    assert len(asked(first_base, "slow/op/float32/1M", "cycles")) == 1 + 1
+
+
+def test_an_op_of_seconds_a_call_is_timed_by_the_call_that_prepares_it(sessions):
+    session, made = sessions(2)
+    decoder = "decoder/op/float32/1M"
+    assert session.plans[decoder].first_call
+    for process in made[2:]:  # the second round: one timed prepare a side, no value after it
+        assert [r["time_call"] for r in asked(process, decoder, "prepare")] == [True]
+        assert asked(process, decoder, "cycles") == []
+    for label in ("BASE", "HEAD"):
+        assert [run.values for run in session.runs[label][decoder]] == [[1.5], [1.5]]
+    # One side after the other: each prepare is answered before the other side's is sent.
+    prepares = [i for i, (label, do, name) in enumerate(LOG) if do == "prepare" and name == decoder]
+    assert all(LOG[i + 1][1] == "read" for i in prepares)
+
+
+def test_the_sides_alternate_and_swap_who_goes_first_every_round(sessions):
+    session, made = sessions(2)
+    fast = "fast/op/float32/1K"
+    second_round = LOG.index(("BASE", "start", None), 1)
+    for log, first in ((LOG[:second_round], "BASE"), (LOG[second_round:], "HEAD")):
+        turns = [label for label, do, name in log if do == "cycles" and name == fast][-2 * plan.MAX_CYCLES:]
+        assert turns == [first, "HEAD" if first == "BASE" else "BASE"] * plan.MAX_CYCLES
+
+
+def test_the_run_times_each_benchmark_beside_its_floor_in_one_process(sessions):
+    session, made = sessions(2, "run")
+    fast, slow, floor = "fast/op/float32/1K", "slow/op/float32/1M", "baseline/tobytes/float32/1M"
+    second = made[1]
+    # A fast op's round is one request: a warm cycle and the values, each beside one of its floor's.
+    (cycles,) = asked(second, fast, "cycles")
+    assert cycles["slots"] == [0, 1] and cycles["count"] == 1 + RUN_FAST.values
+    assert cycles["rewarm_calls"] == [session.plans[fast].rewarm_calls, session.plans[floor].rewarm_calls]
+    # A slow op's one value sits between two of its floor's.
+    (cycles,) = asked(second, slow, "cycles")
+    assert cycles["slots"] == [1, 0, 1] and cycles["count"] == 1
+    run = session.runs["run"][fast][1]
+    assert len(run.values) == RUN_FAST.values
+    assert run.metadata[FLOOR_RATIO] == pytest.approx(SECONDS_PER_OP[fast] / SECONDS_PER_OP[floor])
+    assert FLOOR_RATIO not in session.runs["run"][floor][1].metadata  # the floor, timed alone, has none
+
+
+def test_the_run_takes_an_op_of_seconds_a_call_from_its_prepare_and_its_floor_after_it(sessions):
+    session, made = sessions(2, "run")
+    decoder = "decoder/op/float32/1M"
+    first, second = made
+    # The first round's calibrating prepare is kept: its timed call is the value; no other prepare of it.
+    assert [r["loops"] for r in asked(first, decoder, "prepare") if r["slot"] == 0] == [0]
+    assert [r["time_call"] for r in asked(second, decoder, "prepare") if r["slot"] == 0] == [True]
+    assert [r["slots"] for r in asked(second, decoder, "cycles")] == [[1]]  # the floor's one value
+    assert [run.values for run in session.runs["run"][decoder]] == [[1.5], [1.5]]
+
+
+def test_a_floor_runs_while_a_benchmark_it_serves_does():
+    floors = {"a": "f", "b": "f", "f": None}
+    assert engine.still_running(["a", "b", "f"], {"a"}, floors) == ["b", "f"]
+    assert engine.still_running(["a", "b", "f"], {"a", "b", "f"}, floors) == []
+    assert engine.still_running(["b", "f"], {"f"}, floors) == ["b", "f"]
+
+
+@pytest.mark.parametrize("per_call, calls", [
+    (20e-9, timeloop.REWARM_CALLS),  # a 1K op: five calls, next to nothing
+    (160e-6, timeloop.REWARM_CALLS),  # a 4 MB copy: five calls cover its cache refill
+    (1e-3, 2),  # the calls stop once they cover REWARM_SECONDS
+    (2e-3, 1),
+    (40e-3, 1),  # one call touches all of its data: not five (a value would cost six calls)
+    (timeloop.SLOW_CALL, 0),  # a slow op is not re-warmed
+])
+def test_the_re_warm_before_a_value_stops_at_a_few_milliseconds_of_calls(per_call, calls):
+    assert plan.rewarm_calls(per_call) == calls
+
+
+def test_an_op_timed_by_its_first_call_needs_no_warm_value():
+    planned = plan.plan_op({"loops": 1, "inner_loops": 1, "first_call": 2.0})
+    assert planned.first_call and planned.slow and planned.rewarm_calls == 0
+    with pytest.raises(ValueError):
+        plan.plan_op({"loops": 8, "inner_loops": 10, "first_call": 1e-6})
+
+
+def test_every_side_times_the_round_s_benchmarks_in_the_same_order(sessions):
+    session, made = sessions(1)
+    base, head = made
+    order = [r["name"] for r in base.requests if r["do"] == "prepare" and r["loops"]]
+    assert order == [r["name"] for r in head.requests if r["do"] == "prepare"]
+    assert sorted(order) == sorted(SECONDS_PER_OP)
