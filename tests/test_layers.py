@@ -128,3 +128,48 @@ def test_the_module_paths_that_the_code_names_exist(path):
     named = {found for found in NAMED_PATH.findall(path.read_text())}
     missing = [name for name in named if not (PROJECT_ROOT / name).exists() and not (PACKAGE / name).exists()]
     assert not missing, f"{path.name} names {missing}, which do not exist"
+
+
+def private_uses(path: Path) -> list[str]:
+    """Where a file reads another module's private name: `module._name` on an imported serialbench module,
+    or `from serialbench.x import _name`."""
+    tree = ast.parse(path.read_text())
+    modules = set()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("serialbench"):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"{node.module}.{alias.name}")
+                if f"{node.module}.{alias.name}" in MODULES:
+                    modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            modules.update(alias.asname for alias in node.names
+                           if alias.asname and alias.name.startswith("serialbench"))
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
+                and node.attr.startswith("_") and not node.attr.startswith("__")):
+            found.append(f"{node.value.id}.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_reads_another_module_s_private_names(name):
+    assert not private_uses(MODULES[name]), f"{name} reads {private_uses(MODULES[name])}"
+
+
+def test_the_private_name_rule_catches_a_reach_inside(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("from serialbench.measure import engine\nfrom serialbench.measure.engine import _x\nengine._y\n")
+    assert private_uses(probe) == ["serialbench.measure.engine._x", "engine._y"]
+
+
+# The processes of a session: the verdicts, the result files and the views read its data
+# (measure/session.py), never these.
+PROCESSES = {"serialbench.measure.engine", "serialbench.measure.process", "serialbench.measure.worker"}
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if layer(n) in {LAYERS.index(k) for k in
+                                                                          ("results", "verdicts", "views")}))
+def test_the_verdicts_results_and_views_read_a_session_s_data_not_its_processes(name):
+    assert not {imported for imported, _ in imports(MODULES[name])} & PROCESSES, name

@@ -30,7 +30,7 @@ Verdicts, with theta the minimum effect and c = theta / 2 (judge.py applies them
 So a change below theta is never flagged, and a flag is proof that the change is at least theta / 2:
 a uniform change of theta / 2 or less gives any flag in at most ALPHA of sessions.
 
-Ties (and rounds exactly at d) count against the tested direction; see _counts for why that is valid.
+Ties (and rounds exactly at d) count against the tested direction; see rank_counts for why that is valid.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def set_aside(n: int) -> int:
 @functools.cache
 def signed_rank_cdf(n: int) -> np.ndarray:
     """P(W <= w), w = 0..n(n+1)/2, for W the sum of those ranks 1..n that get a + sign, each with
-    probability 1/2: the signed-rank statistic under the null, without ties (for ties see _counts).
+    probability 1/2: the signed-rank statistic under the null, without ties (for ties see rank_counts).
     Tail probabilities are read from the low end, where cumsum is accurate."""
     pmf = np.zeros(n * (n + 1) // 2 + 1)
     pmf[0] = 1.0
@@ -136,7 +136,7 @@ def _order_index(cdf: np.ndarray, a: np.ndarray) -> np.ndarray:
 
 # --- paired: rounds, each one log(HEAD/BASE) -------------------------------------------------------
 
-def _counts(x: np.ndarray, d: float | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rank_counts(x: np.ndarray, d: float | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Signed-rank statistics of x - d over the rounds kept at d, row by row: W+ = #{i <= j: y_i + y_j > 0}
     and W- = #{i <= j: y_i + y_j < 0} (Walsh counts), and how many rounds are kept.
 
@@ -166,7 +166,7 @@ def _counts(x: np.ndarray, d: float | np.ndarray) -> tuple[np.ndarray, np.ndarra
 def signed_rank_p(x: np.ndarray, d: float | np.ndarray = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """One-sided exact p-values of each row of x: (against change <= d, against change >= d)."""
     x = np.atleast_2d(np.asarray(x, dtype=float))
-    w_plus, w_minus, kept = _counts(x, d)
+    w_plus, w_minus, kept = rank_counts(x, d)
     up, down = np.empty(len(x)), np.empty(len(x))
     for count in np.unique(kept):
         rows = kept == count
@@ -283,7 +283,7 @@ def paired_interval(x: np.ndarray, a: float | np.ndarray) -> tuple[np.ndarray, n
 
 def rank_sum_p(base: np.ndarray, head: np.ndarray, d: float = 0.0) -> tuple[float, float]:
     """One-sided exact Mann-Whitney p-values of head - base against (change <= d, change >= d); ties
-    count against the tested direction, as in _counts."""
+    count against the tested direction, as in rank_counts."""
     diffs = np.subtract.outer(head, base).ravel() - d
     cdf = rank_sum_cdf(len(base), len(head))
     return float(_upper_p(cdf, (diffs > 0).sum())), float(_upper_p(cdf, (diffs < 0).sum()))
@@ -372,7 +372,7 @@ class Evidence:
     def best_p(self) -> float:
         """The smallest two-sided p these rounds (or runs) could give: no row is flagged above it."""
         if self.head is None:
-            kept = int(_counts(np.array([self.sample]), SURE_FRACTION * threshold(self.min_effect))[2][0])
+            kept = int(rank_counts(np.array([self.sample]), SURE_FRACTION * threshold(self.min_effect))[2][0])
             return 2 * float(signed_rank_cdf(kept)[0])
         return 2 * float(rank_sum_cdf(len(self.sample), len(self.head))[0])
 

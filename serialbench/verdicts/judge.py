@@ -175,7 +175,7 @@ class Tables:
                 continue
             x = look["x"][here]
             a = self.alpha * look["share"][here] / self.size
-            kept = stats._counts(x, c)[2]
+            kept = stats.rank_counts(x, c)[2]
             possible = 2 * np.array([stats.signed_rank_cdf(int(k))[0] for k in kept]) <= a
             _, ((low, high), (low95, high95)) = stats.paired_summary(x, [a, 0.05])
             value = stats.detectable_change((high - low) / 2, (high95 - low95) / 2, kept, self.min_effect)
