@@ -9,6 +9,7 @@ harness's taken off.
 
 import importlib.util
 import json
+import runpy
 import sys
 from pathlib import Path
 
@@ -22,19 +23,8 @@ def load_counter():
     return module
 
 
-def side_api():
-    """The side's serialbench through its worker API (side_api.py, loaded by path from beside this file)."""
-    spec = importlib.util.spec_from_file_location("serialbench_side_api", Path(__file__).with_name("side_api.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    try:
-        return module.load()
-    except module.SideRefused as exc:
-        raise SystemExit(f"this side cannot be counted: {exc}") from None
-
-
 def main() -> None:
-    api = side_api()
+    api = runpy.run_path(str(Path(__file__).with_name("side_api.py")))["load_or_exit"]("counted")
     allocations = load_counter()
     missing = allocations.available()
     if missing:

@@ -6,8 +6,8 @@ make a region long enough; then regions of K and 2K calls, each inside `sys.call
 C function toggles collection and dumps the count when it returns.
 """
 
-import importlib.util
 import json
+import runpy
 import sys
 from pathlib import Path
 
@@ -25,19 +25,8 @@ def counted(out: str, dump: int) -> int:
     raise SystemExit("callgrind wrote no summary")
 
 
-def side_api():
-    """The side's serialbench through its worker API (side_api.py, loaded by path from beside this file)."""
-    spec = importlib.util.spec_from_file_location("serialbench_side_api", Path(__file__).with_name("side_api.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    try:
-        return module.load()
-    except module.SideRefused as exc:
-        raise SystemExit(f"this side cannot be counted: {exc}") from None
-
-
 def main() -> None:
-    api = side_api()
+    api = runpy.run_path(str(Path(__file__).with_name("side_api.py")))["load_or_exit"]("counted")
     request = json.loads(sys.argv[1])
     benchmarks, cases = api.select_named(request["case_dirs"], [request["name"]], request["payloads"])
     bench = next(b for b in benchmarks if b.name == request["name"])

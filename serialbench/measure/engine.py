@@ -45,10 +45,6 @@ class CaseError(Exception):
     """A benchmark that cannot be timed this round (a prepare failed, a value was not a time)."""
 
 
-def seed() -> int:
-    return int.from_bytes(os.urandom(4), "little")
-
-
 def run_session(sides: Sequence[Side], names: Sequence[str], settings: Settings,
                 settle: Callable[[Session, list[str], int, bool], set[str]], say: Callable[[str], None],
                 floors: Mapping[str, str | None] | None = None,
@@ -64,7 +60,7 @@ def run_session(sides: Sequence[Side], names: Sequence[str], settings: Settings,
     """
     session = Session(sides, list(names))
     floors = floors or {}
-    rng = rng or random.Random(seed())
+    rng = rng or random.Random()  # seeded from os.urandom
     running, look_index, started = list(names), 0, time.monotonic()
     looks = settings.looks
     try:
@@ -202,7 +198,7 @@ def time_benchmark(session: Session, processes: Sequence[Process], lanes: Sequen
         if plans[0].first_call:
             entries, values = time_first_calls(session, processes, lanes, order, answers, settings)
         else:
-            prepare_all(session, processes, [i for i in order if i not in answers], lanes, answers, settings)
+            answers.update(prepare(session, processes, lanes, [i for i in order if i not in answers], settings))
             entries, values = time_cycles(processes, lanes, order, plans, settings)
     finally:
         for index in sorted({lane.process for lane in lanes}):
@@ -225,13 +221,13 @@ def plan_unplanned(session: Session, processes: Sequence[Process], lanes: Sequen
     """Plan each op of the lanes that has no plan yet, on the first lane that times it: a calibrating
     prepare (its round trip checked), then, unless its own call was its value, a cold value and a warm
     one. Returns the prepares kept for timing, by lane: a lane alone with its op keeps its own; lanes
-    that share an op drop it and prepare together (measure/engine.prepare_all says why)."""
+    that share an op drop it and prepare together (`prepare` says why)."""
     kept: dict[int, dict] = {}
     for index, lane in enumerate(lanes):
         if lane.name in session.plans or any(other.name == lane.name for other in lanes[:index]):
             continue
         process = processes[lane.process]
-        answer = prepare(session, process, lane, None, settings, time_call=True)
+        answer = prepare(session, processes, lanes, [index], settings, time_call=True)[index]
         warm = None
         if not planning.timed_by_its_first_call(answer):
             cold = value(process, lane.slot, 0)
@@ -244,43 +240,27 @@ def plan_unplanned(session: Session, processes: Sequence[Process], lanes: Sequen
     return kept
 
 
-def prepare(session: Session, process: Process, lane: Lane, plan, settings: Settings, time_call: bool = False,
-            send_only: bool = False) -> dict | None:
-    """Prepare the lane's op with its plan's loops (or calibrating them, or --loops); its round trip is
-    checked the first time its side prepares it. With send_only, the caller reads the answer."""
-    label = process.side.label
-    check = (label, lane.name) not in session.checked
-    session.checked.add((label, lane.name))
-    loops, inner = (plan.loops, plan.inner_loops) if plan else (settings.loops or 0, None)
-    process.send({"do": "prepare", "name": lane.name, "slot": lane.slot, "loops": loops, "inner_loops": inner,
-                  "min_time": settings.min_time, "check": check, "time_call": time_call})
-    if send_only:
-        return None
-    answer = process.read()
-    if "error" in answer:
-        raise CaseError(error_text(session, process, answer))
-    return answer
-
-
-def error_text(session: Session, process: Process, answer: dict) -> str:
-    """A worker's error, named by its side where the session has several."""
-    return (f"{process.side.label}: " if len(session.sides) > 1 else "") + answer["error"]
-
-
-def prepare_all(session: Session, processes: Sequence[Process], indices: Sequence[int], lanes: Sequence[Lane],
-                answers: dict[int, dict], settings: Settings) -> None:
-    """Every lane of `indices` prepares at once (the sides share one CPU, so their allocations interleave):
-    with the sides preparing one after the other, the side that prepared second was faster for the whole
-    round, by 2-10% at 1M in an A/A comparison, as if it got the better physical memory."""
+def prepare(session: Session, processes: Sequence[Process], lanes: Sequence[Lane], indices: Sequence[int],
+            settings: Settings, time_call: bool = False) -> dict[int, dict]:
+    """The lanes of `indices` prepare their ops, all at once, with their plans' loops (or calibrating
+    them, or --loops); a side checks an op's round trip the first time it prepares it. At once, the
+    sides' allocations interleave (they share one CPU): with the sides preparing one after the other,
+    the side that prepared second was faster for the whole round, by 2-10% at 1M in an A/A comparison,
+    as if it got the better physical memory."""
     for index in indices:
-        lane = lanes[index]
-        prepare(session, processes[lane.process], lane, session.plans[lane.name], settings, send_only=True)
-    replies = {index: processes[lanes[index].process].read() for index in indices}
-    errors = [error_text(session, processes[lanes[index].process], reply) for index, reply in replies.items()
-              if "error" in reply]
+        lane, process = lanes[index], processes[lanes[index].process]
+        plan = session.plans.get(lane.name)
+        check = (process.side.label, lane.name) not in session.checked
+        session.checked.add((process.side.label, lane.name))
+        loops, inner = (plan.loops, plan.inner_loops) if plan else (settings.loops or 0, None)
+        process.send({"do": "prepare", "name": lane.name, "slot": lane.slot, "loops": loops, "inner_loops": inner,
+                      "min_time": settings.min_time, "check": check, "time_call": time_call})
+    answers = {index: processes[lanes[index].process].read() for index in indices}
+    errors = [(f"{processes[lanes[index].process].side.label}: " if len(session.sides) > 1 else "") + answer["error"]
+              for index, answer in answers.items() if "error" in answer]
     if errors:
         raise CaseError("; ".join(errors))
-    answers.update(replies)
+    return answers
 
 
 def value(process: Process, slot: int, rewarm_calls: int) -> float:
@@ -326,7 +306,7 @@ def time_first_calls(session: Session, processes: Sequence[Process], lanes: Sequ
         lane, process = lanes[index], processes[lanes[index].process]
         plan = session.plans[lane.name]
         if index not in answers:
-            answers[index] = prepare(session, process, lane, plan, settings, time_call=plan.first_call)
+            answers.update(prepare(session, processes, lanes, [index], settings, time_call=plan.first_call))
         if plan.first_call:
             values.append([answers[index]["first_call"]])
         else:

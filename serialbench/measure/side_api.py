@@ -66,3 +66,11 @@ def load():
 def name(api) -> str:
     """What the hello says of the side's API: 'worker API 1', or the adapter's name."""
     return getattr(api, "NAME", None) or f"worker API {api.VERSION}"
+
+
+def load_or_exit(what: str):
+    """load(), or the process's exit with the refusal as its one line (the count workers)."""
+    try:
+        return load()
+    except SideRefused as exc:
+        raise SystemExit(f"this side cannot be {what}: {exc}") from None

@@ -12,8 +12,8 @@ How much extra work makes the fraction is measured in the timed loop's own shape
 loop, as measure/timeloop.py times a cheap op), then checked: the wrapped op is timed with and
 without the extra work, in turns, and what the work added is kept as `landed`. Where it is far
 off (under half the slowdown or over twice) by more than the check's own spread, the amount is
-scaled by what landed and checked once more: at 1K the work has landed short (issue 33; figures
-in docs/reference/statistics.md). calibrate reports a variant whose work did not land as an
+scaled by what landed and checked once more: at 1K the work can land short (figures in
+docs/reference/statistics.md). calibrate reports a variant whose work did not land as an
 injection failure, never as a detection miss (a verdict cannot find work that never happened) and
 never as a detection (nor can it show that a +5% was found).
 
@@ -105,7 +105,7 @@ def _measure(op, slowed_op, inject, slowdown):
         quartiles = statistics.quantiles(ratios, n=4)
         # Far off (under half, over twice), and by more than the check's own spread between blocks:
         # scaled by what landed, at most 3x. Not for less: on a busy machine a correction by a noisy
-        # check put +12% into a +5% variant (issue 33), worse than the miss it corrected.
+        # check put +12% into a +5% variant, worse than the miss it corrected.
         if attempt == 1 or not landed_far(landed, slowdown) or abs(landed - slowdown) <= quartiles[2] - quartiles[0]:
             break
         per_call *= min(max(slowdown / max(landed, 1e-9), 1 / 3), 3.0)
