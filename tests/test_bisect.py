@@ -143,7 +143,8 @@ def test_a_budget_stops_the_search_and_names_what_it_left():
 @pytest.mark.parametrize("word, sessions", [(stats.AT_THRESHOLD, 1), (stats.TOO_NOISY, 3)])
 def test_a_step_at_the_threshold_is_measured_and_not_taken_again_but_a_noisy_one_is(monkeypatch, word, sessions):
     steps = (Step("1", "2", 0.02, 0.017, 0.023, word, 64),)
-    monkeypatch.setattr(bisect, "run_session", lambda *args, **hooks: SimpleNamespace(interrupted=False, rounds=64, seconds=6))
+    monkeypatch.setattr(bisect, "run_session",
+                        lambda *args, **hooks: SimpleNamespace(interrupted=False, rounds=64, seconds=6))
     monkeypatch.setattr(bisect, "sweep_rows", lambda *args: [SimpleNamespace(steps=steps, from_anchor=steps)])
     args = SimpleNamespace(direction="changed", min_effect=None, rounds=None, max_rounds=64, max_time=20,
                            min_time=0.002, max_sessions=None)

@@ -10,7 +10,7 @@ import pyperf
 import pytest
 from PIL import Image
 
-from serialbench.measure.rounds import FLOOR_RATIO
+from serialbench.measure.session import FLOOR_RATIO
 from tests import browser
 from tests.helpers import PROJECT_ROOT
 from tools import agreement, probe_machine_speed, site_screenshots

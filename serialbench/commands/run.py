@@ -62,11 +62,11 @@ def arguments(cli: Parser) -> None:
     rule.add_argument("--rounds", type=int, metavar="N", help="exactly N processes for every benchmark, whatever "
                                                               "its precision")
     rule.add_argument("--values", type=int, metavar="N",
-                      help=f"values of each benchmark per process (default {RUN_DEFAULT.values}; a value of its floor "
-                           "beside each)")
+                      help=f"values of each benchmark per process (default {RUN_DEFAULT.values}; a value of its "
+                           "floor beside each)")
     rule.add_argument("--fast", action="store_true",
-                      help=f"a quick first answer: {RUN_FAST.max_rounds} processes a benchmark ({RUN_FAST.values} values "
-                           "each), the fewest that give an interval")
+                      help=f"a quick first answer: {RUN_FAST.max_rounds} processes a benchmark "
+                           f"({RUN_FAST.values} values each), the fewest that give an interval")
     rule.add_argument("--rigorous", action="store_true",
                       help=f"+-{RUN_RIGOROUS.precision * 100:g}%%, up to {RUN_RIGOROUS.max_rounds} processes, "
                            f"{RUN_RIGOROUS.values} values each")
