@@ -189,6 +189,7 @@ def cited_paths(text: str) -> set[str]:
     return paths - written_by_examples(text)
 
 
+@pytest.mark.source_tree  # the paths are the repository's, serialbench/ and cases/ among them
 @pytest.mark.parametrize("document", [relative(path) for path in DOCUMENTS])
 def test_every_cited_path_exists(document):
     text = (PROJECT_ROOT / document).read_text()

@@ -17,7 +17,8 @@ import pytest
 
 from tests.helpers import PROJECT_ROOT
 
-pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
+# Every test here starts a process (tests/conftest.py) and builds the wheel from the repository's sources.
+pytestmark = [pytest.mark.slow, pytest.mark.source_tree]
 
 SOURCES = ("serialbench", "cases", "pyproject.toml", "README.md")
 BENCHMARK = "msgpack/packb/float32/1K"

@@ -15,6 +15,8 @@ import pytest
 
 from tests.helpers import PROJECT_ROOT
 
+pytestmark = pytest.mark.source_tree  # reads serialbench/ and cases/ as files of the repository
+
 PACKAGE = PROJECT_ROOT / "serialbench"
 LAYERS = ("core", "catalog", "measure", "results", "verdicts", "views", "commands")
 # Modules at the top of the package: the public API of case modules sits with the catalog; the

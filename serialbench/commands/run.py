@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from serialbench.catalog.discovery import PACKAGE_DIR, source_root
+from serialbench.catalog.discovery import source_root
 from serialbench.catalog.registry import FLOOR, Benchmark, is_floor, library_version, refusal_summary, select
 from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import (
@@ -39,6 +39,7 @@ from serialbench.measure import environment, timeloop
 from serialbench.measure.engine import run_session
 from serialbench.measure.session import MIN_TIME, RUN_DEFAULT, RUN_FAST, RUN_RIGOROUS, Settings, run_settings
 from serialbench.measure.sides import Side
+from serialbench.measure.worktrees import installed_root
 from serialbench.results.files import RESULTS_FORMAT
 from serialbench.results.paths import run_stem, safe_stem, unique_paths
 from serialbench.views.progress import RoundProgress
@@ -184,7 +185,7 @@ def run(args, out: Output) -> int:
                 "serialbench_session": uuid.uuid4().hex[:12]}  # rounds pair within a session (--append adds one)
     if args.with_specs:
         metadata["serialbench_with"] = ", ".join(installed) or "nothing"
-    side = Side("run", PACKAGE_DIR.parent, tuple(str(Path(d).resolve()) for d in args.case_dirs), python,
+    side = Side("run", source_root() or installed_root(), tuple(str(Path(d).resolve()) for d in args.case_dirs), python,
                 payloads=payload_arguments(args.payloads),  # a worker builds the payloads again
                 variables=tuple(environment.worker_variables(args.malloc_default, args.memcpy_default).items()))
     names = [bench.name for bench in benchmarks]

@@ -7,8 +7,10 @@ edits made while a comparison runs do not leak into it.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
+import functools
 import shutil
 import subprocess
 import tempfile
@@ -47,9 +49,17 @@ def project_repository() -> Path | None:
         return None
 
 
+@functools.cache
 def installed_root() -> Path:
-    """Where an installed serialbench is imported from (site-packages): a side's root without git."""
-    return PACKAGE_DIR.parent
+    """A side's root without git: a scratch folder holding only a copy of the installed serialbench.
+    A side's workers get its root first on PYTHONPATH; site-packages itself would hand a side of
+    another interpreter (--base-python/--head-python, the run's --python) this interpreter's numpy
+    and every other compiled library, where that interpreter lacks them or has its own. A copy, not
+    a link: a worker checks that it imported serialbench from its side's root."""
+    root = Path(tempfile.mkdtemp(prefix="serialbench-installed-"))
+    shutil.copytree(PACKAGE_DIR, root / "serialbench", ignore=shutil.ignore_patterns("__pycache__"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return root
 
 
 def resolve(repo: Path, revision: str) -> str:
