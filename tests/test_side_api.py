@@ -13,7 +13,8 @@ from serialbench.measure import side_api
 from serialbench.measure import worker as timing_worker
 from tests.helpers import PROJECT_ROOT
 
-SIDE_API = PROJECT_ROOT / "serialbench" / "measure" / "side_api.py"
+# The module the worker loads by path: this serialbench's, a checkout's or the installed wheel's.
+SIDE_API = Path(side_api.__file__)
 # The newest revision before the worker API: its serialbench is the adapter's layout.
 BEFORE_WORKER_API = "5954280"
 
