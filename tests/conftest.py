@@ -23,6 +23,14 @@ from tests.helpers import run_serialbench, written_results
 
 import_builtin_cases()
 
+# matplotlib lists the system's fonts with `fc-list` the first time it is imported on a machine (a
+# fresh CI machine has no font cache yet): build the cache here, before the process guard below, so
+# that no plotting test depends on whether an earlier run on the machine had built it.
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.font_manager  # noqa: E402, F401
+
 _running: dict[str, pytest.Item | None] = {"item": None}
 _start_process = subprocess.Popen.__init__
 
