@@ -43,8 +43,9 @@ def load_in(package_root: Path, then: str = "", isolated: bool = True) -> dict:
     return json.loads(done.stdout)
 
 
-def old_layout(root: Path, prepare_signature: str) -> Path:
-    """A serialbench package in the catalog layout, with registry.prepare of the given signature."""
+def old_layout(root: Path, prepare_signature: str, prepared_fields: str = "op, first_call") -> Path:
+    """A serialbench package in the catalog layout, with registry.prepare of the given signature and a
+    Prepared record of the given fields."""
     catalog = root / "serialbench" / "catalog"
     core = root / "serialbench" / "core"
     catalog.mkdir(parents=True)
@@ -53,7 +54,13 @@ def old_layout(root: Path, prepare_signature: str) -> Path:
         (package / "__init__.py").write_text("")
     (core / "errors.py").write_text("class UsageError(Exception):\n    pass\n")
     (catalog / "inputs.py").write_text("TIERS = {'1K': 1000}\nINPUT_KINDS = ('float32',)\n")
+    fields = "".join(f"\n            {field}: object" for field in prepared_fields.split(", "))
     (catalog / "registry.py").write_text(textwrap.dedent(f"""
+        from dataclasses import dataclass
+
+        @dataclass
+        class Prepared:{fields}
+
         class CaseFailed(Exception):
             pass
 
@@ -88,8 +95,8 @@ def test_a_side_from_just_before_the_worker_api_is_read_by_the_named_adapter(tmp
 
 @pytest.mark.slow
 def test_an_older_side_is_refused_in_one_line(tmp_path):
-    no_clock = old_layout(tmp_path / "no-clock", "bench, cases, check=True")
-    refused = load_in(no_clock, then="api.prepare(None, [], False, None)")["refused"]
+    no_clock = old_layout(tmp_path / "no-clock", "bench, cases, check=True", prepared_fields="op")
+    refused = load_in(no_clock)["refused"]
     assert "predates the worker API" in refused and "clock" in refused and "\n" not in refused
     (tmp_path / "flat" / "serialbench").mkdir(parents=True)  # from before the package had layers
     (tmp_path / "flat" / "serialbench" / "__init__.py").write_text("")

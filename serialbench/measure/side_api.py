@@ -30,6 +30,11 @@ class CatalogLayout:
         from serialbench.catalog import inputs, registry
         from serialbench.core.errors import UsageError
 
+        # The layout's mark: a prepared op records its own timed call (first_call), which the revisions
+        # before it cannot give (their prepare takes no clock).
+        if "first_call" not in getattr(registry.Prepared, "__dataclass_fields__", {}):
+            raise SideRefused(f"its serialbench predates the worker API and the {ADAPTER}: its prepare takes "
+                              "no clock")
         self.registry, self.TIERS, self.INPUT_KINDS = registry, inputs.TIERS, inputs.INPUT_KINDS
         self.CaseFailed, self.UsageError = registry.CaseFailed, UsageError
         self.select_named = registry.select_named
@@ -38,10 +43,7 @@ class CatalogLayout:
         return self.registry.select(case_dirs, patterns, tiers, inputs, warn, payloads=payloads)
 
     def prepare(self, bench, cases, check, clock):
-        try:
-            return self.registry.prepare(bench, cases, check=check, clock=clock)
-        except TypeError as exc:  # a revision older than the adapter's: its prepare takes no clock
-            raise SideRefused(f"its serialbench predates the worker API and the {ADAPTER} ({exc})") from None
+        return self.registry.prepare(bench, cases, check=check, clock=clock)
 
     def metadata(self, bench, prepared):
         return self.registry.benchmark_metadata(bench, prepared)
