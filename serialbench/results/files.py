@@ -21,7 +21,8 @@ from pathlib import Path
 import pyperf
 
 from serialbench.catalog.case import DIRECTIONS
-from serialbench.catalog.registry import FLOOR
+from serialbench.catalog.inputs import INPUT_KINDS
+from serialbench.catalog.registry import FLOOR, builtin_no_copy
 from serialbench.core.errors import UsageError
 from serialbench.results.kinds import open_text
 
@@ -79,6 +80,16 @@ class Result:
         '' for none, or in a file written before the metadata recorded it."""
         metadata = self.benchmark.get_metadata() if self.benchmark is not None else {}
         return str(metadata.get("serialbench_roundtrip", ""))
+
+    @property
+    def copies(self) -> bool:
+        """Whether the op copies a tensor's bytes, as its case declared it (Case.no_copy); in a file written
+        before the metadata recorded it, the built-in cases' declaration for a built-in input kind."""
+        metadata = self.benchmark.get_metadata() if self.benchmark is not None else {}
+        if "serialbench_copies" in metadata:
+            return bool(metadata["serialbench_copies"])
+        kind = INPUT_KINDS.get(self.input)
+        return kind is None or kind.form not in builtin_no_copy().get((self.format, self.impl), ())
 
     @property
     def median(self) -> float | None:
