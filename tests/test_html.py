@@ -28,7 +28,7 @@ TESTDATA = PROJECT_ROOT / "tests" / "testdata"
 EVIL_IMPL = '<img src=x onerror="window.pwned=1">'
 EVIL_FORMAT = "<script>window.pwned=2</script>"  # its '/' is one more word separator: the name still loads
 EVIL_SIDE = "<script>window.pwned=3</script><img src=x onerror=window.pwned=4> & more"
-TIERS = {"1K": 1_000, "10K": 10_000, "100K": 100_000}
+TIERS = {"1K": 1_000, "10K": 10_000, "100K": 100_000, "1M": 1_000_000}
 
 
 def bench(name_words, direction, tier, values_by_run, extra=None):
@@ -114,6 +114,39 @@ def test_each_kind_of_result_file_is_told_by_its_content():
         "run.json", "compare-base.json", "run.memory.json", "sweep-part-1.json", "bisect.json", "check-harness.json",
         "rounds.json")}  # a run in rounds: a session id in its runs, but no side
     assert list(found.values()) == ["run", "session", "memory", "sweep", "bisect", "check-harness", "run"]
+
+
+def write_sweep_sides(folder: Path, name: str, session: str, sides=("2.44.0", "2.45.0")) -> list[str]:
+    """A sweep session's side files of tritonclient's releases, as `sweep` names them; their names."""
+    names = []
+    for side in sides:
+        runs = [({"serialbench_round": r}, [3.78e-3 * (1 + 0.001 * i) for i in range(5)]) for r in range(16)]
+        benches = [bench(("triton-binary", "tritonclient", "int32x3"), "encode", "1M", runs,
+                         {"serialbench_session": session, "serialbench_side": f"tritonclient=={side}"})]
+        names.append(f"{name}-{side}.json")
+        pyperf.BenchmarkSuite(benches).dump(str(folder / names[-1]))
+    return names
+
+
+def test_a_sweep_page_lists_only_the_side_files_its_sweep_wrote(tmp_path):
+    """A committed sweep page listed a user's new side files of the same releases among its own sources:
+    they matched its sides and benchmarks. A sweep's --json names the files it wrote; those are its."""
+    from serialbench.views.verdict_json import sweep_json
+    from tests.hand_built import sweep_parts
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    part = sweep_parts()[0]
+    part.files = write_sweep_sides(folder, "sweep-tritonclient_2.44.0-to-tritonclient_2.45.0", "ours")
+    (folder / "sweep.json").write_text(sweep_json(part))
+    theirs = write_sweep_sides(folder, "sweep-tritonclient_2.44.0-to-tritonclient_2.45.0-2", "theirs")
+    (tmp_path / "site").mkdir()
+    lines = []
+    pages = site.build_site([str(folder)], tmp_path / "site", lines.append)
+    (sweep,) = [page for page in pages if page.kind == "sweep"]
+    assert [Path(path).name for path in sweep.source.paths] == ["sweep.json", *part.files]
+    assert not any(name in path for name in theirs for path in sweep.source.paths)
+    assert [Path(path).name for page in pages if page.kind == "compare" for path in page.source.paths] == theirs
 
 
 def test_a_malformed_or_foreign_file_is_named_in_one_line_and_the_rest_is_built(built):
