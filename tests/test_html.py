@@ -149,6 +149,19 @@ def test_a_sweep_page_lists_only_the_side_files_its_sweep_wrote(tmp_path):
     assert [Path(path).name for page in pages if page.kind == "compare" for path in page.source.paths] == theirs
 
 
+def test_the_browser_tests_skip_naming_what_is_missing(monkeypatch, tmp_path):
+    """With chromium installed and only its driver missing, the skip said that both were missing."""
+    pytest.importorskip("selenium")
+    present = tmp_path / "chromium"
+    present.write_text("")
+    monkeypatch.setattr(browser, "CHROMIUM", str(present))
+    monkeypatch.setattr(browser, "CHROMEDRIVER", str(tmp_path / "chromedriver"))
+    assert browser.missing() == "Debian's chromium-driver is not installed (apt-get install chromium-driver)"
+    monkeypatch.setattr(browser, "CHROMEDRIVER", str(present))
+    monkeypatch.setattr(browser, "CHROMIUM", str(tmp_path / "absent"))
+    assert browser.missing() == "Debian's chromium is not installed (apt-get install chromium)"
+
+
 def test_a_malformed_or_foreign_file_is_named_in_one_line_and_the_rest_is_built(built):
     out, pages, lines = built
     assert sorted(page.kind for page in pages) == ["bisect", "check-harness", "compare", "run"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -197,14 +198,29 @@ def _load_pyperf(path: str) -> pyperf.BenchmarkSuite:
     try:
         return pyperf.BenchmarkSuite.load(path)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: truncated or malformed JSON ({exc.msg} at line {exc.lineno} "
-                         f"column {exc.colno}); re-run the benchmarks to write it again") from None
+        where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        if not _begins_as_pyperf(path):  # a README, a CSV: it never was a result, and no re-run writes it
+            raise UsageError(f"{path}: not a serialbench result (not pyperf JSON: {where}); give a result file "
+                             "written by 'python -m serialbench'") from None
+        raise UsageError(f"{path}: truncated or malformed JSON ({where}); re-run the benchmarks to write it "
+                         "again") from None
     except (UnicodeDecodeError, EOFError, OSError) as exc:
         raise UsageError(f"{path}: cannot be read as pyperf JSON ({type(exc).__name__}: {_one_line(exc)}); "
                          "give a result file written by 'python -m serialbench'") from None
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{path}: not a pyperf result file ({type(exc).__name__}: {_one_line(exc)}); "
                          "give a result file written by 'python -m serialbench'") from None
+
+
+def _begins_as_pyperf(path: str) -> bool:
+    """Whether the file begins as pyperf writes a suite, `{"benchmarks": [`, so that a parse error means a
+    result cut short or damaged rather than a file of another kind."""
+    try:
+        with open_text(path) as file:
+            start = file.read(200)
+    except (OSError, EOFError, UnicodeDecodeError):
+        return False
+    return re.match(r'\s*\{\s*"benchmarks"\s*:', start) is not None
 
 
 def _check_format_version(path: str, suite_metadata: dict) -> None:
