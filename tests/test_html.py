@@ -28,14 +28,15 @@ TESTDATA = PROJECT_ROOT / "tests" / "testdata"
 EVIL_IMPL = '<img src=x onerror="window.pwned=1">'
 EVIL_FORMAT = "<script>window.pwned=2</script>"  # its '/' is one more word separator: the name still loads
 EVIL_SIDE = "<script>window.pwned=3</script><img src=x onerror=window.pwned=4> & more"
-TIERS = {"1K": 1_000, "10K": 10_000, "100K": 100_000, "1M": 1_000_000}
+TIERS = {"1K": 1_000, "10K": 10_000, "100K": 100_000}
+SIZES = {**TIERS, "1M": 1_000_000}  # the elements of every tier a hand-built file uses
 
 
 def bench(name_words, direction, tier, values_by_run, extra=None):
     fmt, impl, kind = name_words
     metadata = {"name": f"{fmt}/{impl}/{kind}/{tier}", "serialbench_format": fmt, "serialbench_impl": impl,
                 "serialbench_input": kind, "serialbench_tier": tier, "serialbench_direction": direction,
-                "input_bytes": 4 * TIERS[tier], "payload_bytes": 4 * TIERS[tier] + 100,
+                "input_bytes": 4 * SIZES[tier], "payload_bytes": 4 * SIZES[tier] + 100,
                 "serialbench_commit": "abc1234567", "date": "2026-12-01 10:00:00", "cpu_model_name": "Test CPU",
                 "cpu_count": 2, "python_version": "3.11.7", "numpy_version": "2.4.6", **(extra or {})}
     runs = [pyperf.Run(values, metadata={**metadata, **run_meta}, collect_metadata=False)
@@ -235,6 +236,25 @@ def test_a_run_draws_the_fastest_of_each_format_and_a_control_removes_a_series(c
     assert series(chromium) == ["baseline/tobytes", "fmt-a/slow", "fmt-a/quick", f"{EVIL_FORMAT}/{EVIL_IMPL}"]
     tiers = chromium.execute_script("return document.getElementById('chart').data[1].x")
     assert tiers == list(TIERS.values())
+
+
+@pytest.mark.slow
+def test_a_run_of_one_tier_draws_a_bar_per_implementation_not_a_strip_of_dots(chromium, tmp_path):
+    """A run of one tier drew its time against tier: every point on one vertical line, overlapping."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    medians = {("baseline", "tobytes", "float32"): 1e-6, ("fmt-a", "slow", "float32"): 2e-5,
+               ("fmt-a", "quick", "float32"): 5e-6}
+    pyperf.BenchmarkSuite([bench(words, "encode", "10K", [({}, [median, median * 1.01])])
+                           for words, median in medians.items()]).dump(str(folder / "one-tier.json"))
+    (tmp_path / "site").mkdir()
+    (page,) = [page for page in site.build_site([str(folder)], tmp_path / "site", lambda line: None)
+               if page.kind == "run"]
+    open_page(chromium, tmp_path / "site" / page.file)
+    bars = chromium.execute_script("return document.getElementById('chart').data.map(t => [t.type, t.meta, t.x[0]])")
+    assert bars == [["bar", "baseline/tobytes", pytest.approx(1.005e-6)],
+                    ["bar", "fmt-a/quick", pytest.approx(5.025e-6)]]
+    assert "at 10K" in chromium.execute_script("return document.getElementById('chart').layout.title.text")
 
 
 @pytest.mark.slow
