@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from serialbench.case import Case
-from serialbench.inputs import default_inputs
+from serialbench.inputs import ARRAY, BATCH, BYTES, default_inputs
 
 
 def tobytes(payload):
@@ -39,5 +39,5 @@ def noop(payload):
 
 CASES = [
     Case("baseline", "tobytes", default_inputs(), tobytes, reference_decoder=decode_concatenated),
-    Case("baseline", "noop", ("float32",), noop),
+    Case("baseline", "noop", ("float32",), noop, no_copy=(ARRAY, BYTES, BATCH)),  # returns b"": copies nothing
 ]

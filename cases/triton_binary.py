@@ -25,7 +25,7 @@ import struct
 import numpy as np
 
 from serialbench.case import Case
-from serialbench.inputs import ALL_INPUTS, ARRAY_INPUTS, BYTES_INPUTS
+from serialbench.inputs import ALL_INPUTS, ARRAY, ARRAY_INPUTS, BATCH, BYTES, BYTES_INPUTS
 
 from . import _kserve, _kserve_server
 
@@ -184,9 +184,10 @@ def kserve_from_bytes(wire, payload):
     return lambda: tensors(from_bytes(wire, json_length, model_name))
 
 
-def _case(impl, setup, requires, libraries, inputs=ALL_INPUTS, roundtrip=""):
+def _case(impl, setup, requires, libraries, inputs=ALL_INPUTS, roundtrip="", no_copy=()):
     return Case("triton-binary", impl, inputs, setup, reference_decoder=_kserve.decode_binary_body,
-                requires=requires, libraries=libraries, headers=_kserve.binary_headers, roundtrip=roundtrip)
+                requires=requires, libraries=libraries, headers=_kserve.binary_headers, roundtrip=roundtrip,
+                no_copy=no_copy)
 
 
 CLIENT_BYTES = (("rapidjson", "tritonclient"), ("python-rapidjson", "tritonclient"))
@@ -196,11 +197,12 @@ CASES = [
     _case("join", join, *CLIENT_BYTES),
     _case("tritonclient", tritonclient_http, ("tritonclient", "rapidjson", "geventhttpclient"), ("tritonclient",),
           roundtrip="triton-binary"),
-    _case("zero-copy", zero_copy, ("rapidjson",), ("python-rapidjson",)),
+    _case("zero-copy", zero_copy, ("rapidjson",), ("python-rapidjson",), no_copy=(ARRAY, BYTES, BATCH)),
     _case("join-vectorised", join_vectorised, ("rapidjson",), ("python-rapidjson",), inputs=BYTES_INPUTS),
-    Case("triton-binary", "decode-json", ALL_INPUTS, _body_decoder("json"), source="join"),
+    # The view decoders copy no array (np.frombuffer of the body); BYTES elements become byte strings.
+    Case("triton-binary", "decode-json", ALL_INPUTS, _body_decoder("json"), source="join", no_copy=(ARRAY,)),
     Case("triton-binary", "decode-orjson", ALL_INPUTS, _body_decoder("orjson"), source="join",
-         requires=("orjson",), libraries=("orjson",)),
+         requires=("orjson",), libraries=("orjson",), no_copy=(ARRAY,)),
     Case("triton-binary", "decode-kserve", ARRAY_INPUTS, kserve_from_bytes, source="join",
          requires=_kserve_server.REQUIRES, libraries=_kserve_server.LIBRARIES, install=_kserve_server.INSTALL,
          unsupported=dict.fromkeys(BYTES_INPUTS, _kserve_server.REFUSES_RAW_BYTES), roundtrip="triton-binary",

@@ -20,7 +20,7 @@ worker) to the arrays:
 from __future__ import annotations
 
 from serialbench.case import Case
-from serialbench.inputs import ALL_INPUTS
+from serialbench.inputs import ALL_INPUTS, ARRAY
 
 from . import _kserve, _kserve_response, _kserve_server, _responses
 
@@ -87,9 +87,9 @@ def _encode(impl, setup, requires, libraries, install="", roundtrip="", refuses=
                 roundtrip=roundtrip, refuses=refuses or {})
 
 
-def _decode(impl, setup, requires, libraries, roundtrip=""):
+def _decode(impl, setup, requires, libraries, roundtrip="", no_copy=()):
     return Case(FORMAT, impl, ALL_INPUTS, setup, source="response-join", requires=requires, libraries=libraries,
-                response=True, roundtrip=roundtrip)
+                response=True, roundtrip=roundtrip, no_copy=no_copy)
 
 
 ORJSON = ("orjson",)
@@ -99,5 +99,5 @@ CASES = [
     _encode("response-join", join, ORJSON, ORJSON),
     _decode("decode-response-tritonclient", tritonclient_result, ("tritonclient", "rapidjson", "geventhttpclient"),
             ("tritonclient", "python-rapidjson"), roundtrip=FORMAT),
-    _decode("decode-response-frombuffer", frombuffer, ORJSON, ORJSON),
+    _decode("decode-response-frombuffer", frombuffer, ORJSON, ORJSON, no_copy=(ARRAY,)),  # np.frombuffer views
 ]

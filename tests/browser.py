@@ -28,8 +28,11 @@ def missing() -> str | None:
         import selenium  # noqa: F401
     except ImportError:
         return "selenium is not installed (pip install -e '.[test]')"
-    if not Path(CHROMIUM).exists() or not Path(CHROMEDRIVER).exists():
-        return "Debian's chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"
+    absent = [package for package, path in (("chromium", CHROMIUM), ("chromium-driver", CHROMEDRIVER))
+              if not Path(path).exists()]
+    if absent:
+        return (f"Debian's {' and '.join(absent)} {'is' if len(absent) == 1 else 'are'} not installed "
+                f"(apt-get install {' '.join(absent)})")
     return None
 
 

@@ -29,13 +29,14 @@ EVIL_IMPL = '<img src=x onerror="window.pwned=1">'
 EVIL_FORMAT = "<script>window.pwned=2</script>"  # its '/' is one more word separator: the name still loads
 EVIL_SIDE = "<script>window.pwned=3</script><img src=x onerror=window.pwned=4> & more"
 TIERS = {"1K": 1_000, "10K": 10_000, "100K": 100_000}
+SIZES = {**TIERS, "1M": 1_000_000}  # the elements of every tier a hand-built file uses
 
 
 def bench(name_words, direction, tier, values_by_run, extra=None):
     fmt, impl, kind = name_words
     metadata = {"name": f"{fmt}/{impl}/{kind}/{tier}", "serialbench_format": fmt, "serialbench_impl": impl,
                 "serialbench_input": kind, "serialbench_tier": tier, "serialbench_direction": direction,
-                "input_bytes": 4 * TIERS[tier], "payload_bytes": 4 * TIERS[tier] + 100,
+                "input_bytes": 4 * SIZES[tier], "payload_bytes": 4 * SIZES[tier] + 100,
                 "serialbench_commit": "abc1234567", "date": "2026-12-01 10:00:00", "cpu_model_name": "Test CPU",
                 "cpu_count": 2, "python_version": "3.11.7", "numpy_version": "2.4.6", **(extra or {})}
     runs = [pyperf.Run(values, metadata={**metadata, **run_meta}, collect_metadata=False)
@@ -116,6 +117,52 @@ def test_each_kind_of_result_file_is_told_by_its_content():
     assert list(found.values()) == ["run", "session", "memory", "sweep", "bisect", "check-harness", "run"]
 
 
+def write_sweep_sides(folder: Path, name: str, session: str, sides=("2.44.0", "2.45.0")) -> list[str]:
+    """A sweep session's side files of tritonclient's releases, as `sweep` names them; their names."""
+    names = []
+    for side in sides:
+        runs = [({"serialbench_round": r}, [3.78e-3 * (1 + 0.001 * i) for i in range(5)]) for r in range(16)]
+        benches = [bench(("triton-binary", "tritonclient", "int32x3"), "encode", "1M", runs,
+                         {"serialbench_session": session, "serialbench_side": f"tritonclient=={side}"})]
+        names.append(f"{name}-{side}.json")
+        pyperf.BenchmarkSuite(benches).dump(str(folder / names[-1]))
+    return names
+
+
+def test_a_sweep_page_lists_only_the_side_files_its_sweep_wrote(tmp_path):
+    """A committed sweep page listed a user's new side files of the same releases among its own sources:
+    they matched its sides and benchmarks. A sweep's --json names the files it wrote; those are its."""
+    from serialbench.views.verdict_json import sweep_json
+    from tests.hand_built import sweep_parts
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    part = sweep_parts()[0]
+    part.files = write_sweep_sides(folder, "sweep-tritonclient_2.44.0-to-tritonclient_2.45.0", "ours")
+    (folder / "sweep.json").write_text(sweep_json(part))
+    theirs = write_sweep_sides(folder, "sweep-tritonclient_2.44.0-to-tritonclient_2.45.0-2", "theirs")
+    (tmp_path / "site").mkdir()
+    lines = []
+    pages = site.build_site([str(folder)], tmp_path / "site", lines.append)
+    (sweep,) = [page for page in pages if page.kind == "sweep"]
+    assert [Path(path).name for path in sweep.source.paths] == ["sweep.json", *part.files]
+    assert not any(name in path for name in theirs for path in sweep.source.paths)
+    assert [Path(path).name for page in pages if page.kind == "compare" for path in page.source.paths] == theirs
+
+
+def test_the_browser_tests_skip_naming_what_is_missing(monkeypatch, tmp_path):
+    """With chromium installed and only its driver missing, the skip said that both were missing."""
+    pytest.importorskip("selenium")
+    present = tmp_path / "chromium"
+    present.write_text("")
+    monkeypatch.setattr(browser, "CHROMIUM", str(present))
+    monkeypatch.setattr(browser, "CHROMEDRIVER", str(tmp_path / "chromedriver"))
+    assert browser.missing() == "Debian's chromium-driver is not installed (apt-get install chromium-driver)"
+    monkeypatch.setattr(browser, "CHROMEDRIVER", str(present))
+    monkeypatch.setattr(browser, "CHROMIUM", str(tmp_path / "absent"))
+    assert browser.missing() == "Debian's chromium is not installed (apt-get install chromium)"
+
+
 def test_a_malformed_or_foreign_file_is_named_in_one_line_and_the_rest_is_built(built):
     out, pages, lines = built
     assert sorted(page.kind for page in pages) == ["bisect", "check-harness", "compare", "run"]
@@ -189,6 +236,25 @@ def test_a_run_draws_the_fastest_of_each_format_and_a_control_removes_a_series(c
     assert series(chromium) == ["baseline/tobytes", "fmt-a/slow", "fmt-a/quick", f"{EVIL_FORMAT}/{EVIL_IMPL}"]
     tiers = chromium.execute_script("return document.getElementById('chart').data[1].x")
     assert tiers == list(TIERS.values())
+
+
+@pytest.mark.slow
+def test_a_run_of_one_tier_draws_a_bar_per_implementation_not_a_strip_of_dots(chromium, tmp_path):
+    """A run of one tier drew its time against tier: every point on one vertical line, overlapping."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    medians = {("baseline", "tobytes", "float32"): 1e-6, ("fmt-a", "slow", "float32"): 2e-5,
+               ("fmt-a", "quick", "float32"): 5e-6}
+    pyperf.BenchmarkSuite([bench(words, "encode", "10K", [({}, [median, median * 1.01])])
+                           for words, median in medians.items()]).dump(str(folder / "one-tier.json"))
+    (tmp_path / "site").mkdir()
+    (page,) = [page for page in site.build_site([str(folder)], tmp_path / "site", lambda line: None)
+               if page.kind == "run"]
+    open_page(chromium, tmp_path / "site" / page.file)
+    bars = chromium.execute_script("return document.getElementById('chart').data.map(t => [t.type, t.meta, t.x[0]])")
+    assert bars == [["bar", "baseline/tobytes", pytest.approx(1.005e-6)],
+                    ["bar", "fmt-a/quick", pytest.approx(5.025e-6)]]
+    assert "at 10K" in chromium.execute_script("return document.getElementById('chart').layout.title.text")
 
 
 @pytest.mark.slow

@@ -13,7 +13,7 @@ from PIL import Image
 from serialbench.core.formatting import format_ratio, format_time
 from serialbench.results.files import load
 from serialbench.verdicts.file_changes import changes_between as compare
-from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
+from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, in_process, serialbench
 
 pytestmark = pytest.mark.slow  # every test here starts a process (tests/conftest.py)
 
@@ -207,3 +207,15 @@ def test_two_file_report_shows_the_change_in_the_format_and_tier_layout(base_and
     assert re.search(r"(no change|too noisy to tell) [+-]\d", cells["snooze/steady"])
     assert "**" not in cells["snooze/steady"]
     assert "slower in NEW (1): snooze/slowed/float32/1K" in done.stdout.decode()
+
+
+def test_report_of_a_file_that_never_was_a_result_says_so_and_gives_no_advice_to_re_run(tmp_path):
+    """`report README.md` said "truncated or malformed JSON ...; re-run the benchmarks to write it again"."""
+    readme = tmp_path / "README.md"
+    readme.write_text("# serialbench\n\nWhat does it cost?\n")
+    line = assert_one_line_usage_error(in_process("report", readme))
+    assert line == (f"serialbench: error: {readme}: not a serialbench result (not pyperf JSON: Expecting value at "
+                    "line 1 column 1); give a result file written by 'python -m serialbench'")
+    truncated = tmp_path / "cut.json"
+    truncated.write_text('{"benchmarks": [{"runs": [')
+    assert "truncated or malformed JSON" in assert_one_line_usage_error(in_process("report", truncated))

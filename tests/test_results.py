@@ -106,7 +106,7 @@ def test_gzip_result_files_load(result_file, tmp_path):
     ("missing", "no such file"),
     ("directory", "is a directory"),
     ("truncated", "truncated or malformed JSON"),
-    ("text", "truncated or malformed JSON"),
+    ("text", r"not a serialbench result \(not pyperf JSON"),
     ("binary", "cannot be read as pyperf JSON"),
     ("json list", "not a pyperf result file"),
     ("other pyperf", "not written by serialbench"),

@@ -14,7 +14,7 @@ import pyperf
 import pytest
 
 from serialbench.measure.engine import floor_ratio, still_running
-from serialbench.measure.session import FLOOR_RATIO, Run, Session, run_settings
+from serialbench.measure.session import FLOOR_RATIO, RUN_DEFAULT, RUN_FAST, RoundDone, Run, Session, run_settings
 from serialbench.measure.sides import Side
 from serialbench.views.progress import RoundProgress
 from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
@@ -47,8 +47,9 @@ def test_run_writes_every_selected_benchmark_and_the_floor_in_run_order(result_f
     assert sorted(name for _, name in settled) == sorted(NAMES)
     assert [int(k) for k, _ in settled] == [1, 2, 3, 4, 5, 6]
     # The round's line follows its look: it counts the benchmarks that settled in it.
-    assert re.search(r"^round 1: \d+ s, 6 benchmarks; 6 of 6 settled, \d+ s so far", stdout, re.M)
-    assert stdout.index("[6/6]") < stdout.index("round 1:")
+    assert re.search(r"^round 1 of at most 1: \d+ s, 6 benchmarks, \d+ s so far; 0 of 6 known within \+-3.0%, "
+                     r"6 end short of it$", stdout, re.M)
+    assert stdout.index("[6/6]") < stdout.index("round 1 of")
 
 
 def test_each_benchmark_carries_the_metadata_contract(result_file):
@@ -345,3 +346,32 @@ def test_a_fresh_clone_shows_nothing_new_in_git_status_after_a_run_and_its_site(
     status = subprocess.run(["git", "-C", str(clone), "status", "--porcelain", "--untracked-files=all"],
                             capture_output=True, text=True, check=True)
     assert status.stdout == ""
+
+
+def test_the_rule_is_one_sentence_true_for_fast_and_the_default_alike():
+    """It read 'exactly 6 processes each, until the median ... is known within +-5.0%' for --fast: both
+    cannot hold. The one sentence names when a benchmark is looked at and the cap, whatever the preset."""
+    names = ["a/b/float32/1K", "f/f/float32/1K"]
+    for settings, cap in ((RUN_FAST, 6), (RUN_DEFAULT, 12)):
+        opening = RoundProgress(names, {}, settings).opening()
+        assert opening == (f"2 benchmarks, in rounds of one fresh process each: a benchmark stops once its median "
+                           f"and its multiple of the floor are known within +-{settings.precision * 100:.1f}%, "
+                           f"looked at from round 6, or at the cap of {cap} processes (5 values a process)")
+        assert "exactly" not in opening
+
+
+def test_a_round_line_counts_what_a_user_can_act_on():
+    """Every round line of a --fast run read '0 of 124 settled': before the first look nothing can settle."""
+    names = [f"a/{i}/float32/1K" for i in range(4)]
+    progress = RoundProgress(names, {}, RUN_DEFAULT)
+    first = progress.round_line(RoundDone(1, 15.0, 4, 15.0, 4, 4, 11, False))
+    assert first == ("round 1 of at most 12: 15 s, 4 benchmarks, 15 s so far; precision looked at from round 6; "
+                     "at most 11 rounds left (~2.8 min)")
+    progress.settled, progress.reached = {names[0]: None}, 1
+    assert progress.round_line(RoundDone(6, 15.0, 4, 90.0, 4, 3, 6, False)) == (
+        "round 6 of at most 12: 15 s, 4 benchmarks, 90 s so far; 1 of 4 known within +-3.0%, 3 go on; "
+        "at most 6 rounds left (~90 s)")
+    fast = RoundProgress(names, {}, RUN_FAST)
+    fast.settled, fast.reached = dict.fromkeys(names), 1
+    assert fast.round_line(RoundDone(6, 15.0, 4, 90.0, 4, 0, 0, False)).endswith(
+        "1 of 4 known within +-5.0%, 3 end short of it")

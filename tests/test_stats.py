@@ -162,13 +162,27 @@ def test_the_word_only_renames_too_noisy_rows_so_flags_and_no_change_are_the_sam
 
 
 def test_the_legend_says_when_a_row_is_at_the_threshold():
-    from serialbench.views.verdict_table import legend  # the verdict columns' legend
+    from serialbench.views.verdict_table import legend  # the verdict columns' footnotes
 
     for paired in (True, False):
-        text = legend(paired)
-        assert ("at the threshold: none of these, but the whole interval is narrower than the minimum effect "
-                "and holds +minimum effect or -minimum effect") in text
+        text = "\n".join(legend(paired))
+        assert "at the threshold: a narrow interval holding +-2%" in text
         assert text.index("at the threshold:") < text.index("too noisy to tell: none of these")
+
+
+def test_compare_s_footnotes_are_at_most_six_short_lines_that_explain_every_column_and_name_the_page():
+    """The legend was one line of 1,197 characters; level and detectable were named, not explained."""
+    from serialbench.views.verdict_table import STATISTICS_PAGE, legend
+
+    for paired in (True, False):
+        lines = legend(paired)
+        assert len(lines) <= 6 and all(len(line) <= 100 for line in lines)
+        text = "\n".join(lines)
+        for heading in ("BASE, HEAD:", "change:", "level:", "detectable:", "slower/faster:", "no change:",
+                        "two speeds:", "at the threshold:", "too noisy to tell:"):
+            assert heading in text
+        assert "99.9%" in text.split("level:")[1].split("\n")[0]  # why an A/A row's level is 99.9%
+        assert STATISTICS_PAGE in text
 
 
 def test_two_independent_runs_and_the_selection_row_use_the_word_too():

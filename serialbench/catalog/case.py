@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from serialbench.catalog.inputs import Payload
+from serialbench.catalog.inputs import ARRAY, BATCH, BYTES, Payload
 
 # setup(payload) -> op for encode cases; setup(wire, payload) -> op for decode cases.
 Op = Callable[[], Any]
@@ -62,6 +62,11 @@ class Case:
     refuses_payload: payload_tensors -> the reason this implementation cannot carry a payload of
         these tensors (catalog/payloads.py TensorSpec: name, dtype, shape), or None: a limit of the
         format's structure rather than of a dtype (e.g. the REST row form needs one batch size).
+    no_copy: the forms of tensor (serialbench.inputs ARRAY, BYTES, BATCH) whose bytes the op passes
+        on without copying them: an encoder that hands the socket the caller's own buffers, a
+        decoder that slices the body with `np.frombuffer`. An op that copies no tensor of its
+        payload never performs the memcpy floor's copy, so the tables say "no copy" instead of its
+        multiple of the floor (a fraction of a copy it never makes).
     """
 
     format: str
@@ -80,6 +85,7 @@ class Case:
     slow_at_1m: bool = False
     refuses: Mapping[str, str] = field(default_factory=dict, compare=False)
     refuses_payload: Callable[[Sequence[Any]], str | None] | None = field(default=None, compare=False)
+    no_copy: Sequence[str] = ()
     module: str = field(default="", compare=False)
 
     @property
@@ -92,6 +98,16 @@ class Case:
         """One of DIRECTIONS: the benchmark's `serialbench_direction`."""
         half = "decode" if self.decodes else "encode"
         return f"{half}-response" if self.response else half
+
+    def __post_init__(self):
+        unknown = set(self.no_copy) - {ARRAY, BYTES, BATCH}
+        if unknown:
+            raise ValueError(f"{self.format}/{self.impl}: no_copy takes the forms {ARRAY!r}, {BYTES!r} and "
+                             f"{BATCH!r}, not {', '.join(map(repr, sorted(unknown)))}")
+
+    def copies(self, payload: Payload) -> bool:
+        """Whether the op copies the bytes of some tensor of `payload` (Case.no_copy)."""
+        return any(tensor.form not in self.no_copy for tensor in payload.tensors)
 
     @property
     def label(self) -> str:

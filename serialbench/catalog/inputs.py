@@ -23,6 +23,9 @@ TIERS = {"1K": 1_000, "10K": 10_000, "100K": 100_000, "1M": 1_000_000}  # in siz
 MAX_INPUT_BYTES = int(os.environ.get("SERIALBENCH_MAX_INPUT_BYTES", 2**31))
 
 
+ARRAY, BYTES, BATCH = "array", "bytes", "batch"  # the forms of a tensor (Tensor.form)
+
+
 @dataclass(frozen=True)
 class Tensor:
     """One named input of a request.
@@ -42,6 +45,13 @@ class Tensor:
         if value.dtype == object:
             return sum(len(element) for element in value)
         return value.nbytes
+
+    @property
+    def form(self) -> str:
+        """ARRAY (numbers), BYTES (one byte string) or BATCH (an object array of byte strings)."""
+        if isinstance(self.value, bytes):
+            return BYTES
+        return BATCH if self.value.dtype == object else ARRAY
 
 
 @dataclass(frozen=True)
@@ -133,9 +143,6 @@ def _int32x3(n: int) -> tuple[Tensor, ...]:
 
 # The form of a tensor's value, which decides what a wire format can carry: an ndarray of numbers,
 # one byte string (a BYTES element, a TF string scalar), or a batch of byte strings (an object array).
-ARRAY, BYTES, BATCH = "array", "bytes", "batch"
-
-
 @dataclass(frozen=True)
 class InputKind:
     name: str

@@ -282,6 +282,14 @@ def builtin_roundtrip_halves() -> dict[tuple[str, str], tuple[str, str]]:
     return roundtrip_halves(discover([BUILTIN_CASES_DIR], lambda message: None))
 
 
+@cache
+def builtin_no_copy() -> dict[tuple[str, str], tuple[str, ...]]:
+    """(format, impl) -> Case.no_copy of the built-in cases that declare one: the tables' reading of a
+    result file from before files recorded `serialbench_copies`."""
+    cases = discover([BUILTIN_CASES_DIR], lambda message: None)
+    return {(case.format, case.impl): tuple(case.no_copy) for case in cases if case.no_copy}
+
+
 def find_case(cases: Sequence[Case], format: str, impl: str) -> Case:
     for case in cases:
         if case.format == format and case.impl == impl:
@@ -339,6 +347,7 @@ def benchmark_metadata(bench: Benchmark, prepared: Prepared) -> dict:
         "serialbench_direction": case.direction,
         "input_bytes": prepared.payload.input_bytes,
         "payload_bytes": len(prepared.wire),
+        "serialbench_copies": int(case.copies(prepared.payload)),
     }
     if case.roundtrip:
         data["serialbench_roundtrip"] = case.roundtrip

@@ -7,7 +7,7 @@ or the cap. `--fast` and `--rigorous` are presets of the same rule. The result i
 run per process (results/run_files.py), never written over (`-o` is claimed before any work, as
 every output: commands/contract.py; `--append` adds to a file on purpose; a long run keeps its rounds
 in it as it goes, Checkpoint), and the run ends with
-the table of medians, multiples and rankings (views/summary.py).
+the tables of medians, multiples and rankings, then its answer in a few lines (views/summary.py).
 """
 
 from __future__ import annotations
@@ -45,10 +45,10 @@ from serialbench.results.paths import run_stem, safe_stem, unique_paths
 from serialbench.views.progress import RoundProgress
 
 DESCRIPTION = ("Time the selected benchmarks, FORMAT/IMPL/INPUT/TIER, each in fresh worker processes, one a round, "
-               "until its median is known within +-precision (or the cap), and end with a table of their medians, "
-               "multiples of the memcpy floor and rankings. baseline/tobytes, the memcpy floor, always runs for "
-               "every selected input it covers (float32, png, int32x3) and tier, so that each of their results has "
-               "its multiple of memcpy.")
+               "until its median is known within +-precision (or the cap), and end with tables of their medians, "
+               "multiples of the memcpy floor and rankings, then the answer: the fastest of each format and by how "
+               "much. baseline/tobytes, the memcpy floor, always runs for every selected input it covers (float32, "
+               "png, int32x3) and tier, so that each of their results has its multiple of memcpy.")
 
 
 def arguments(cli: Parser) -> None:
@@ -83,7 +83,8 @@ def arguments(cli: Parser) -> None:
     output.add_argument("--append", metavar="FILE", help="add this run's processes to FILE")
     output.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     output.add_argument("--no-summary", action="store_true",
-                        help="do not end the run with the table of medians and multiples of the memcpy floor")
+                        help="do not end the run with the tables of medians and multiples of the memcpy floor and "
+                             "the answer")
     cli.add_argument("--python", metavar="PY", help="run the workers with this interpreter")
     cli.add_argument("--malloc-default", action="store_true",
                      help="keep glibc's default malloc trimming in workers (docs/reference/process-state.md)")
@@ -242,10 +243,10 @@ def _finish(session, names: list[str], path: str, metadata: dict, args, progress
             say(closing)
         out.print(f"results: {path}")
         if not args.no_summary:
-            _print_summary(path, {bench.get_name() for bench in benches}, out)
-            if refusals:
+            if refusals:  # what the tables leave out, before them: the run ends with its answer
                 out.print()
                 out.print("\n".join(refusals))
+            _print_summary(path, {bench.get_name() for bench in benches}, out)
     if session.interrupted:
         return 130
     if session.failed:

@@ -112,7 +112,7 @@ def run(args, out: Output) -> int:
             own = [item.side.label for item in usable]
         groups = side_groups(usable, say)
         table_size = sum((len(group_sides) - 1) * len(names) for group_sides, names in groups)
-        parts, interrupted = [], False
+        parts, interrupted, files = [], False, []
         for index, (group_sides, names) in enumerate(groups):
             judges = StepJudges([side.label for side in group_sides], names, settings.looks, min_effect, table_size)
             say(f"{len(names)} benchmarks on {len(group_sides)} sides ({listed(s.label for s in group_sides)}), "
@@ -122,7 +122,7 @@ def run(args, out: Output) -> int:
                                   progress=session_round_line(len(names), share, say))
             parts.append((session, judges))
             stem = f"sweep-{safe_stem(group_sides[0].description)}-to-{safe_stem(group_sides[-1].description)}"
-            write_session_files(session, group_sides, say, "sweep", stem)
+            files += [path.name for path in write_session_files(session, group_sides, say, "sweep", stem)]
             if session.interrupted:
                 interrupted = True
                 break
@@ -130,7 +130,7 @@ def run(args, out: Output) -> int:
     order = {name: index for index, name in enumerate(n for item in usable for n in item.listed)}
     rows = sorted(sweep_rows(parts, min_effect), key=lambda row: order.get(row.name, len(order)))
     sweep = Sweep(columns, rows, min_effect, machines(parts), all_labels, [c for c in own if c in columns], shard,
-                  left_out, selections=[step for _, judges in parts for step in judges.selections()])
+                  left_out, selections=[step for _, judges in parts for step in judges.selections()], files=files)
     failed = {name: why for session, _ in parts for name, why in session.failed.items()}
     rounds = max((session.rounds for session, _ in parts), default=0)
     status = output(sweep, out, f"{len(rows)} benchmarks x {len(columns)} sides, {rounds} rounds at most, "

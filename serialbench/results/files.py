@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,7 +22,8 @@ from pathlib import Path
 import pyperf
 
 from serialbench.catalog.case import DIRECTIONS
-from serialbench.catalog.registry import FLOOR
+from serialbench.catalog.inputs import INPUT_KINDS
+from serialbench.catalog.registry import FLOOR, builtin_no_copy
 from serialbench.core.errors import UsageError
 from serialbench.results.kinds import open_text
 
@@ -79,6 +81,16 @@ class Result:
         '' for none, or in a file written before the metadata recorded it."""
         metadata = self.benchmark.get_metadata() if self.benchmark is not None else {}
         return str(metadata.get("serialbench_roundtrip", ""))
+
+    @property
+    def copies(self) -> bool:
+        """Whether the op copies a tensor's bytes, as its case declared it (Case.no_copy); in a file written
+        before the metadata recorded it, the built-in cases' declaration for a built-in input kind."""
+        metadata = self.benchmark.get_metadata() if self.benchmark is not None else {}
+        if "serialbench_copies" in metadata:
+            return bool(metadata["serialbench_copies"])
+        kind = INPUT_KINDS.get(self.input)
+        return kind is None or kind.form not in builtin_no_copy().get((self.format, self.impl), ())
 
     @property
     def median(self) -> float | None:
@@ -186,14 +198,29 @@ def _load_pyperf(path: str) -> pyperf.BenchmarkSuite:
     try:
         return pyperf.BenchmarkSuite.load(path)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: truncated or malformed JSON ({exc.msg} at line {exc.lineno} "
-                         f"column {exc.colno}); re-run the benchmarks to write it again") from None
+        where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        if not _begins_as_pyperf(path):  # a README, a CSV: it never was a result, and no re-run writes it
+            raise UsageError(f"{path}: not a serialbench result (not pyperf JSON: {where}); give a result file "
+                             "written by 'python -m serialbench'") from None
+        raise UsageError(f"{path}: truncated or malformed JSON ({where}); re-run the benchmarks to write it "
+                         "again") from None
     except (UnicodeDecodeError, EOFError, OSError) as exc:
         raise UsageError(f"{path}: cannot be read as pyperf JSON ({type(exc).__name__}: {_one_line(exc)}); "
                          "give a result file written by 'python -m serialbench'") from None
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{path}: not a pyperf result file ({type(exc).__name__}: {_one_line(exc)}); "
                          "give a result file written by 'python -m serialbench'") from None
+
+
+def _begins_as_pyperf(path: str) -> bool:
+    """Whether the file begins as pyperf writes a suite, `{"benchmarks": [`, so that a parse error means a
+    result cut short or damaged rather than a file of another kind."""
+    try:
+        with open_text(path) as file:
+            start = file.read(200)
+    except (OSError, EOFError, UnicodeDecodeError):
+        return False
+    return re.match(r'\s*\{\s*"benchmarks"\s*:', start) is not None
 
 
 def _check_format_version(path: str, suite_metadata: dict) -> None:

@@ -75,6 +75,7 @@ class Sweep:
     left_out: dict[str, str] = field(default_factory=dict)  # side (or spec) -> why
     notes: list[str] = field(default_factory=list)
     selections: list[Step] = field(default_factory=list)  # each step's verdict on the whole selection
+    files: list[str] = field(default_factory=list)  # the names of the side files its sessions wrote
 
     @property
     def anchor(self) -> str:
@@ -217,7 +218,8 @@ def merge(parts: Sequence[Sweep]) -> Sweep:
     # a step's selection row from the part that owns the step's later side (it timed both sides)
     selections = [step for part in parts for step in part.selections if owner.get(step.after) is part]
     return Sweep(columns, rows, first.min_effect, machines, list(first.releases), columns, None, left_out,
-                 notes + machine_notes(machines), selections)
+                 notes + machine_notes(machines), selections,
+                 files=list(dict.fromkeys(name for part in parts for name in part.files)))
 
 
 def machine_notes(machines: dict[str, dict]) -> list[str]:

@@ -19,7 +19,8 @@ def change_tables(changes: list[Change], min_effect: float, paired: bool) -> lis
         table = Table(
             f"{kind}, {direction}: BASE -> NEW, median time per op",
             f"Each cell: median BASE -> NEW, then the verdict and the estimated change (minimum effect "
-            f"{min_effect * 100:g}%). Marked: slower or faster. " + legend(paired),
+            f"{min_effect * 100:g}%). Marked: slower or faster. "
+            + "; ".join(legend(paired, min_effect)) + ".",
             columns,
         )
         for row, by_tier in rows(group, table):

@@ -20,7 +20,7 @@ from serialbench.core.tables import markdown_table, text_table
 @dataclass(frozen=True)
 class Column:
     """text: the cell (None: the column is in the JSON only); json: the keys it gives the row;
-    legend: its sentence of the legend ('' when the header says it all)."""
+    legend: its line of the legend, a footnote under the table ('' when the header says it all)."""
 
     header: str
     text: Callable[[Any], str] | None
@@ -81,6 +81,6 @@ def records(columns: Sequence[Column], rows: Sequence[Any]) -> list[dict[str, An
     return [{key: value for c in columns for key, value in c.json(row).items()} for row in rows if row is not None]
 
 
-def legend(columns: Sequence[Column]) -> str:
-    """The columns' legend sentences, in column order."""
-    return " ".join(c.legend for c in columns if c.legend)
+def legend(columns: Sequence[Column]) -> list[str]:
+    """The columns' legend lines, in column order."""
+    return [c.legend for c in columns if c.legend]

@@ -1,5 +1,6 @@
 """What a session prints while it runs: a line per round; for the run, a line per benchmark as it settles
-and one closing line.
+and one closing line. The run's round line counts what a user can act on: the benchmarks known to the
+precision so far, and how many rounds (and about how long) the rest may take.
 
 A benchmark settles when its median and its multiple of the floor are both known within the
 precision asked for (verdicts/timings.py), from the fewest processes that give an interval on, or at
@@ -62,18 +63,32 @@ class RoundProgress:
         self.reached = 0
 
     def opening(self) -> str:
-        rule = (f"exactly {self.settings.max_rounds}" if self.settings.min_rounds == self.settings.max_rounds
-                else f"{self.settings.min_rounds} to {self.settings.max_rounds}")
-        return (f"{len(self.names)} benchmarks, one fresh process a round: {rule} processes each, until the median "
-                f"and the multiple of the floor are known within +-{format_percent(self.target)} "
-                f"({self.settings.values} values a process)")
+        """The rule in one sentence, the same words for every preset (--fast, the default, --rigorous, --rounds)."""
+        settings = self.settings
+        return (f"{len(self.names)} benchmarks, in rounds of one fresh process each: a benchmark stops once its "
+                f"median and its multiple of the floor are known within +-{format_percent(self.target)}, looked at "
+                f"from round {settings.min_rounds}, or at the cap of {settings.max_rounds} processes "
+                f"({settings.values} values a process)")
 
     def round_line(self, step: RoundDone) -> str:
-        left = len(self.names) - len(self.settled)
-        return (f"round {step.round}: {format_duration(step.seconds)}, {step.timed} benchmarks; "
-                f"{len(self.settled)} of {len(self.names)} settled, {format_duration(step.spent)} so far"
-                + (f", at most {rounds_left} round{'' if rounds_left == 1 else 's'} left"
-                   if left and (rounds_left := self.settings.max_rounds - step.round) else ""))
+        """The round, and what a user can act on: how many benchmarks are known to the precision (from the
+        first look on) and how long the rest may take."""
+        settings, total = self.settings, len(self.names)
+        line = (f"round {step.round} of at most {settings.max_rounds}: {format_duration(step.seconds)}, "
+                f"{step.timed} benchmarks, {format_duration(step.spent)} so far; ")
+        left, rounds_left = total - len(self.settled), settings.max_rounds - step.round
+        if step.round < settings.min_rounds:
+            line += f"precision looked at from round {settings.min_rounds}"
+        else:
+            line += f"{self.reached} of {total} known within +-{format_percent(self.target)}"
+            if left and rounds_left:
+                line += f", {left} go on"
+            elif not left and self.reached < total:
+                line += f", {total - self.reached} end short of it"
+        if left and rounds_left:
+            line += f"; at most {rounds_left} round{'' if rounds_left == 1 else 's'} left (~" \
+                    f"{format_duration(rounds_left * step.seconds)})"
+        return line
 
     def round_done(self, step: RoundDone, say: Callable[[str], None]) -> None:
         """After each round and its look: the round's line, and why the run ends early if it does."""

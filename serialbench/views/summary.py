@@ -16,6 +16,8 @@ from collections.abc import Collection
 
 from serialbench.core.formatting import format_percent
 from serialbench.results.files import ResultFile
+from serialbench.verdicts.timings import timing
+from serialbench.views.answer import ROUNDTRIP_HEAD, answer_lines, roundtrip_answer
 from serialbench.views.benchmem import benchmem
 from serialbench.views.grid import render_text
 from serialbench.views.roundtrip import LEGEND, roundtrip_tables
@@ -41,12 +43,18 @@ def summary(results: ResultFile, names: Collection[str], width: int = TERMINAL_W
         text += "\n" + textwrap.fill(LEGEND, width, break_on_hyphens=False) + "\n\n" \
             + "\n".join(render_text(table, legend=False) for table in trips)
     legend = ("Median time per op" + (", under it" if stacked else " and") + " its multiple of "
-              "baseline/tobytes (the memcpy floor of the same input and tier)"
+              "baseline/tobytes, the memcpy floor (one copy of the same input at the same tier; 'no copy' for an "
+              "op that copies no tensor)"
               + (", each with its interval's half-width (95%) where wider than the run's +-"
                  f"{format_percent(target)}" if target is not None else "")
               + "; * the fastest of its format, separated from the next by a paired test; = the fastest and the "
               "next, a tie; ~ two speeds, below the table. "
               f"Throughput and payload size: python -m serialbench report {results.path}")
     memory = benchmem(selected)  # with a memory companion file: B/op and allocs/op, as go test -benchmem
+    timings = {result.name: timing(result.benchmark) for result in selected}
+    answer = answer_lines(selected, timings)
+    trip_answer = roundtrip_answer(trips)
+    if trip_answer:
+        answer = (answer or [ROUNDTRIP_HEAD]) + trip_answer
     return ("\n".join(textwrap.wrap(legend, width, break_on_hyphens=False, break_long_words=False)) + "\n\n" + text
-            + ("\n" + memory if memory else ""))
+            + ("\n" + memory if memory else "") + ("\n" + "\n".join(answer) + "\n" if answer else ""))

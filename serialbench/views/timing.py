@@ -18,16 +18,18 @@ from serialbench.catalog.inputs import tier_order
 from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import format_bytes, format_percent, format_ratio, format_throughput, format_time
 from serialbench.results.files import Result, ResultFile
-from serialbench.verdicts.rankings import rank, series_of
+from serialbench.verdicts.rankings import Ranking, rank, series_of
 from serialbench.verdicts.timings import Timing, timing
 from serialbench.views.grid import Cell, Table, groups, render_markdown, rows
 
+NO_COPY = "no copy"  # the multiple's place in the cell of an op that copies no tensor (Case.no_copy)
 MARKS = ("* the fastest of its format at that tier, separated from the next by a paired test over the rounds "
          "(Benjamini-Hochberg across the table); = the fastest and the next, which no test separates: a tie.")
-TIMING_LEGEND = ("Each cell: median time per op and its multiple of baseline/tobytes (memcpy floor, same input "
-                 "and tier); throughput in MB/s of raw input, and payload bytes per raw input byte. " + MARKS)
-BRIEF_LEGEND = ("Each cell: median time per op and its multiple of baseline/tobytes (memcpy floor, same input "
-                "and tier). " + MARKS)
+FLOOR_WORDS = ("its multiple of baseline/tobytes, the memcpy floor: one copy of the same input and tier, whose row "
+               "is in the table; 'no copy' for an op that copies no tensor (it hands on views of them)")
+TIMING_LEGEND = (f"Each cell: median time per op and {FLOOR_WORDS}; throughput in MB/s of raw input, and payload "
+                 "bytes per raw input byte. " + MARKS)
+BRIEF_LEGEND = f"Each cell: median time per op and {FLOOR_WORDS}. " + MARKS
 
 
 def timing_tables(results: ResultFile, selected: list[Result], brief: bool = False,
@@ -39,6 +41,7 @@ def timing_tables(results: ResultFile, selected: list[Result], brief: bool = Fal
     target = precision_asked(results)
     tables = []
     for kind, direction, group in groups(selected):
+        group = with_floor(results, group, timings)
         columns = tier_order(r.tier for r in group)
         table = Table(f"{kind}, {direction}: median time per op", BRIEF_LEGEND if brief else TIMING_LEGEND, columns)
         for row, by_tier in rows(group, table):
@@ -59,29 +62,53 @@ def timing_tables(results: ResultFile, selected: list[Result], brief: bool = Fal
     return tables
 
 
+def with_floor(results: ResultFile, group: list[Result], timings: dict[str, Timing | None]) -> list[Result]:
+    """The group with the floor's row of its input and tiers in it, where a cell gives a multiple of the floor:
+    a table shows its multiples beside the floor they are of (a decoder's table too, whose floor is the
+    same copy of the same tensors). `timings` gains the floor's."""
+    names = {result.name for result in group}
+    floors = [floor for result in group if result.copies and (floor := results.floor(result)) is not None]
+    added = list({floor.name: floor for floor in floors if floor.name not in names}.values())
+    for floor in added:
+        if floor.name not in timings:
+            timings[floor.name] = timing(floor.benchmark)
+    return added + group
+
+
 def precision_asked(results: ResultFile) -> float | None:
     """The precision the run asked for (a run of serialbench's rounds records it), else None."""
     value = results.metadata.get("serialbench_precision")
     return float(value) if isinstance(value, int | float) else None
 
 
-def ranking_marks(selected: list[Result], timings: dict[str, Timing | None]) -> dict[str, str]:
-    """'*' on each group's fastest that a test separates from the next, '=' on both where none does."""
-    grouped: dict[tuple, list[str]] = {}
+GroupKey = tuple[str, str, str, str]  # (input, direction, format, tier): what a table ranks in one cell column
+
+
+def rankings(selected: list[Result], timings: dict[str, Timing | None]) -> dict[GroupKey, tuple[Ranking, bool]]:
+    """Each group's test of its fastest against the next, and whether the table stars the fastest: the
+    test separates them and its fastest is where the table shows the lowest median (a test that ranks
+    otherwise is a tie). The tables' marks and the run's answer (views/answer.py) both read it."""
+    grouped: dict[GroupKey, list[str]] = {}
     for result in selected:
         if result.format != FLOOR[0] and timings.get(result.name) is not None:
             grouped.setdefault((result.input, result.direction, result.format, result.tier), []).append(result.name)
     members = list(grouped.values())
-    series = {name: series_of(result.benchmark) for result in selected for name in [result.name]
-              if any(name in group for group in members)}
-    marks: dict[str, str] = {}
-    for found in rank(members, series):
+    series = {result.name: series_of(result.benchmark) for result in selected
+              if any(result.name in group for group in members)}
+    found_by_key = {}
+    for key, group, found in zip(grouped, members, rank(members, series), strict=True):
         if found is None:
             continue
-        # The star goes where the table shows the lowest median; a test that ranks otherwise is a tie.
-        lowest = min((name for group in members if found.fastest in group for name in group),
-                     key=lambda name: timings[name].median)
-        if found.separated and lowest == found.fastest:
+        lowest = min(group, key=lambda name: timings[name].median)
+        found_by_key[key] = (found, found.separated and lowest == found.fastest)
+    return found_by_key
+
+
+def ranking_marks(selected: list[Result], timings: dict[str, Timing | None]) -> dict[str, str]:
+    """'*' on each group's fastest that a test separates from the next, '=' on both where none does."""
+    marks: dict[str, str] = {}
+    for found, starred in rankings(selected, timings).values():
+        if starred:
             marks[found.fastest] = "*"
         else:
             marks[found.fastest] = marks[found.next] = "="
@@ -109,6 +136,8 @@ def _median_parts(results: ResultFile, result: Result, timings: dict[str, Timing
     time_part = format_time(found.median) + _wider(found.width, target)
     if found.modes:
         time_part = "~" + time_part
+    if not result.copies:  # a multiple of a copy that the op never makes would read as beating memcpy
+        return [time_part, NO_COPY]
     if found.multiple is not None:
         return [time_part, format_ratio(found.multiple) + _wider(found.multiple_width, target)]
     floor = results.floor(result)

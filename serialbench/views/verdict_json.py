@@ -74,6 +74,7 @@ def sweep_json(sweep: Sweep) -> str:
         "left_out": sweep.left_out, "format": SWEEP_FORMAT,
         "selection": [{**_step(step), "benchmarks": step.benchmarks, "names": list(step.names)}
                       for step in sweep.selections],
+        "files": sweep.files,  # the side files it wrote: the site gives its page these and no others
     })
 
 
@@ -92,7 +93,8 @@ def sweep_from_json(text: str, path: str) -> Sweep:
         return Sweep(sides, rows, data["min_effect"], data.get("machines", {}), data.get("releases") or sides,
                      data.get("own") or sides, shard, data.get("left_out", {}),
                      selections=[replace(_read_step(s), benchmarks=s.get("benchmarks", 0),
-                                         names=tuple(s.get("names", ()))) for s in data.get("selection", [])])
+                                         names=tuple(s.get("names", ()))) for s in data.get("selection", [])],
+                     files=[str(name) for name in data.get("files", [])])
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{path} is not a sweep's --json file ({type(exc).__name__}: {exc}); give the files "
                          "that 'sweep --json FILE' wrote") from None

@@ -10,7 +10,7 @@ its interval; report's two-file grids show it too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from serialbench.core import stats
@@ -75,36 +75,58 @@ def _change_json(verdict: stats.Verdict) -> dict:
 
 def how(paired: bool) -> str:
     """How a row's change and interval are made: paired rounds, or two independent runs."""
-    return ("each round: median over its cycles of HEAD/BASE (values milliseconds apart); over the rounds: "
-            "Hodges-Lehmann estimate and signed-rank interval (a test may set aside 1 round in 16 lying more "
-            "than 2x from the change it tests: a spoiled process)" if paired else
-            "each side: one median per worker process; Hodges-Lehmann estimate and Mann-Whitney interval "
-            "(two independent runs: unpaired)")
+    return ("HEAD/BASE, paired round by round [interval]" if paired else
+            "HEAD/BASE of one median per process, unpaired [interval]")
 
 
 def verdict_columns(paired: bool = True, of: Callable = lambda row: row.verdict) -> list[Column]:
     """The columns of a verdict, whatever its row: change [interval], level, detectable, verdict (and
-    its rounds, in the JSON). `of` finds the row's stats.Verdict."""
-    correction = f"Benjamini-Hochberg at {stats.ALPHA:.0%}" + (", spent over the looks" if paired else "")
+    its rounds, in the JSON). `of` finds the row's stats.Verdict. Each column's legend is one footnote
+    line; the verdict's words have theirs in `word_notes`."""
     return [
         Column("change [interval]", lambda row: change_text(of(row)), lambda row: _change_json(of(row)),
-               f"change: {how(paired)}."),
+               f"change: {how(paired)}"),
         column("level", "level", lambda row: level_text(of(row)), lambda row: number(of(row).level),
-               "Each interval is at the level its verdict used (column 'level')."),
+               f"level: the interval's confidence: {stats.ALPHA:.0%} of error split among rows"
+               f"{' and looks' if paired else ''} (BH), ~99.9% if few change"),
         column("detectable", "detectable", lambda row: detectable_cell(of(row)),
                lambda row: number(of(row).detectable),
-               "detectable: the change this run would flag 4 times in 5 alone in its table; '-' where it could "
-               "flag none."),
-        column("verdict", "verdict", lambda row: verdict_text(of(row)), lambda row: of(row).word,
-               "slower/faster: estimate beyond +-minimum effect and the whole interval beyond +-half of it, at the "
-               f"level of the correction across every row of the table ({correction}). no change: the whole "
-               "interval within +-minimum effect (TOST). two speeds: a side's worker processes ran at one of two "
-               "speeds and the rounds mix them: no verdict from the mix. at the threshold: none of these, but the "
-               "whole interval is narrower than the minimum effect and holds +minimum effect or -minimum effect: a "
-               "change measured well that sits at the threshold. too noisy to tell: none of these.",
-               left=True),
+               "detectable: the change this run would flag 4 times in 5 alone in its table; '-': none"),
+        column("verdict", "verdict", lambda row: verdict_text(of(row)), lambda row: of(row).word, left=True),
         column("rounds", "", None, lambda row: of(row).rounds),
     ]
+
+
+STATISTICS_PAGE = "docs/reference/statistics.md"
+FOOTNOTE_WIDTH = 100
+
+
+def word_notes(min_effect: float = stats.MIN_EFFECT, words: Collection[str] | None = None) -> list[str]:
+    """The rule of each verdict word in `words` (all of them by default), in short; the whole rule is on
+    the statistics page."""
+    theta, sure = f"+-{min_effect * 100:g}%", f"+-{stats.SURE_FRACTION * min_effect * 100:g}%"
+    rules = {
+        stats.SLOWER: f"slower/faster: change past {theta}, interval past {sure}",
+        stats.NO_CHANGE: f"no change: interval within {theta}",
+        stats.TWO_SPEEDS: "two speeds: processes at two speeds, no verdict",
+        stats.AT_THRESHOLD: f"at the threshold: a narrow interval holding {theta}",
+        stats.TOO_NOISY: "too noisy to tell: none of these",
+    }
+    present = set(stats.ORDER if words is None else words)
+    if stats.FASTER in present:
+        present.add(stats.SLOWER)
+    return [rule for word, rule in rules.items() if word in present]
+
+
+def packed(notes: Sequence[str], width: int = FOOTNOTE_WIDTH) -> list[str]:
+    """Footnotes a few to a line, `; ` between them, each line at most `width` characters."""
+    lines: list[str] = []
+    for note in notes:
+        if lines and len(lines[-1]) + 2 + len(note) <= width:
+            lines[-1] += f"; {note}"
+        else:
+            lines.append(note)
+    return lines
 
 
 def _median(side: str) -> Callable[[Line], str]:
@@ -119,18 +141,18 @@ def compare_columns(base: str, head: str, paired: bool = True) -> list[Column]:
     return [
         column("name", "benchmark", lambda line: line.name, left=True, code=True),
         column("base_median", base, _median("base"), lambda line: number(line.base),
-               "BASE, HEAD: median time per op."),
+               "BASE, HEAD: median time per op"),
         column("head_median", head, _median("head"), lambda line: number(line.head)),
         *verdict_columns(paired),
     ]
 
 
-def legend(paired: bool = True) -> str:
-    """The table's legend: every column's sentence, then the selection row's."""
-    selection = ("the median over the benchmarks of each round's change, over the rounds all of them ran"
-                 if paired else "the median of the benchmarks' changes, with a sign-test interval across them")
-    return (table.legend(compare_columns("BASE", "HEAD", paired)) + f" selection: {selection}, judged by the "
-            f"same rule on its own at {stats.ALPHA:.0%}.")
+def legend(paired: bool = True, min_effect: float = stats.MIN_EFFECT,
+           words: Collection[str] | None = None) -> list[str]:
+    """The footnotes under the table, at most six lines: every column's, the rule of each verdict word in
+    `words` (all by default), and the page that says it all."""
+    return packed([*table.legend(compare_columns("BASE", "HEAD", paired)), *word_notes(min_effect, words),
+                   f"the rules in full: {STATISTICS_PAGE}"])
 
 
 def lines(rows: Sequence[Compared], selection: stats.Verdict | None = None) -> list[Line]:
@@ -149,13 +171,19 @@ def summary_line(rows: Sequence[Compared], min_effect: float) -> str:
             + f"; {span} rounds, minimum effect {min_effect * 100:g}%")
 
 
+def _footnotes(rows: Sequence[Compared], min_effect: float, paired: bool, selection: stats.Verdict | None) -> list[str]:
+    words = {row.verdict.word for row in rows} | ({selection.word} if selection is not None else set())
+    return legend(paired, min_effect, words)
+
+
 def format_table(rows: Sequence[Compared], base: str, head: str, min_effect: float, paired: bool = True,
                  selection: stats.Verdict | None = None) -> str:
     text = table.text(compare_columns(base, head, paired), lines(rows, selection))
-    return "\n".join([*text, "", summary_line(rows, min_effect), legend(paired)])
+    return "\n".join([*text, "", summary_line(rows, min_effect), *_footnotes(rows, min_effect, paired, selection)])
 
 
 def markdown_table(rows: Sequence[Compared], base: str, head: str, min_effect: float, paired: bool = True,
                    selection: stats.Verdict | None = None) -> str:
     text = table.markdown(compare_columns(base, head, paired), lines(rows, selection))
-    return "\n".join([*text, "", summary_line(rows, min_effect), "", legend(paired), ""])
+    notes = [f"- {note}" for note in _footnotes(rows, min_effect, paired, selection)]
+    return "\n".join([*text, "", summary_line(rows, min_effect), "", *notes, ""])

@@ -75,7 +75,8 @@ def benchmark_data(results: ResultFile, result: Result) -> dict:
             "input": result.input, "tier": result.tier, "direction": result.direction,
             "median": number(result.median), "workers": [number(w) for w in workers],
             "payload_bytes": result.payload_bytes, "input_bytes": result.input_bytes,
-            "floor_multiple": number(multiple), "precision": precision_words(found, precision_asked(results))}
+            "floor_multiple": number(multiple) if result.copies else None, "copies": result.copies,
+            "precision": precision_words(found, precision_asked(results))}
     if result.memory is not None and result.memory.bytes_per_op is not None:
         data["bytes_per_op"] = number(result.memory.bytes_per_op)
         data["allocs_per_op"] = number(result.memory.allocs_per_op)

@@ -2,7 +2,8 @@
 
 A run file is a page (its memory companion joins it, results/files.py). The side files of one
 interleaved session belong together: two that no sweep claims are a compare, BASE and HEAD; a sweep's
---json file claims the session files whose sides and benchmarks it lists, for its steps' rounds. A
+--json file claims the session files that it lists by name (`files`, the ones its sessions wrote), for
+its steps' rounds, and no others: a folder may hold another sweep's side files of the same sides. A
 bisection's and a check-harness panel's JSON are a page each. A file that cannot be read, or is none
 of these, is named in one line and left out: the rest is built.
 """
@@ -111,10 +112,8 @@ def _attach_sessions(sources: list[Source], sessions: dict[str, list[ResultFile]
     for session, files in sessions.items():
         claimed = False
         for sweep in sweeps:
-            sides = sweep.data["sides"]
-            names = {bench["name"] for bench in sweep.data["benchmarks"]}
-            labels = [side_label(loaded, sides) for loaded in files]
-            if None not in labels and any(r.name in names for loaded in files for r in loaded.results):
+            listed = {str(name).removesuffix(".gz") for name in sweep.data.get("files") or ()}  # the ones it wrote
+            if all(os.path.basename(loaded.path).removesuffix(".gz") in listed for loaded in files):
                 sweep.files.extend(files)
                 sweep.paths.extend(loaded.path for loaded in files)
                 claimed = True
@@ -127,7 +126,7 @@ def _attach_sessions(sources: list[Source], sessions: dict[str, list[ResultFile]
             sources.append(Source("compare", [loaded.path for loaded in ordered], ordered))
         else:
             say(f"left out: {len(files)} side files of session {session} ({', '.join(f.path for f in files)}): "
-                "no sweep --json file in the inputs lists their sides")
+                "no sweep --json file in the inputs lists them")
 
 
 def _checked_bisect(path, data: dict) -> dict:

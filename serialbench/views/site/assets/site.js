@@ -185,12 +185,25 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
         if (trace) traces.push(Object.assign(trace, {name: plotText(row), meta: row, mode: "lines+markers"}));
       }
       const tiers = Object.entries(DATA.tiers);
-      draw(chart, traces, {
-        title: {text: plotText(`${input}, ${direction}: median time per op against tier`)},
-        xaxis: {type: "log", title: {text: "tier (elements per tensor; bytes for byte strings)"},
-                tickvals: tiers.map(t => t[1]), ticktext: tiers.map(t => t[0])},
-        yaxis: {type: "log", title: {text: "time per op"}, dtick: 1, tickformat: "~s", ticksuffix: "s"},
-        legend: {itemclick: false, itemdoubleclick: false}, height: 520});
+      const shown = tiers.filter(t => traces.some(trace => trace.x.includes(t[1])));
+      if (shown.length === 1) {  // one tier: a line against tier would be one vertical strip of dots
+        const bars = traces.map(trace => ({type: "bar", orientation: "h", x: trace.y, y: [trace.name],
+          name: trace.name, meta: trace.meta, text: trace.text, textposition: "none",
+          hovertemplate: trace.hovertemplate, customdata: trace.customdata,
+          marker: trace.meta === DATA.floor ? {color: "black"} : {}}));
+        draw(chart, bars, {
+          title: {text: plotText(`${input}, ${direction}: median time per op at ${shown[0][0]}`)},
+          xaxis: {type: "log", title: {text: "time per op"}, tickformat: "~s", ticksuffix: "s"},
+          yaxis: {type: "category", autorange: "reversed", automargin: true},
+          showlegend: false, height: Math.max(260, 90 + 36 * bars.length)});
+      } else {
+        draw(chart, traces, {
+          title: {text: plotText(`${input}, ${direction}: median time per op against tier`)},
+          xaxis: {type: "log", title: {text: "tier (elements per tensor; bytes for byte strings)"},
+                  tickvals: tiers.map(t => t[1]), ticktext: tiers.map(t => t[0])},
+          yaxis: {type: "log", title: {text: "time per op"}, dtick: 1, tickformat: "~s", ticksuffix: "s"},
+          legend: {itemclick: false, itemdoubleclick: false}, height: 520});
+      }
 
       tables.replaceChildren(
         section("Median time per op, and its multiple of the memcpy floor", view.timing.map(gridTable)),
@@ -214,7 +227,8 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
 
     function hoverLines(b) {
       const workers = b.workers.filter(w => w !== null);
-      const lines = [b.name, `median ${fmtTime(b.median)}` + (b.floor_multiple ? `, ${fmtRatio(b.floor_multiple)} the floor` : ""),
+      const lines = [b.name, `median ${fmtTime(b.median)}` + (b.copies === false ? ", no copy"
+                                                  : b.floor_multiple ? `, ${fmtRatio(b.floor_multiple)} the floor` : ""),
         workers.length > 1 ? `workers' medians ${fmtTime(Math.min(...workers))} to ${fmtTime(Math.max(...workers))} ` +
                              `(${workers.length} workers)` : `${workers.length} worker`,
         `payload ${fmtBytes(b.payload_bytes)} (input ${fmtBytes(b.input_bytes)})`];
