@@ -1,11 +1,13 @@
 """The session engine: rounds of fresh worker processes timing every benchmark in lanes, for every command.
 
-A lane is a worker process and a slot in it. Each round starts one process per side (measure/worker.py),
-all alive at once, with a randomised heap, so that process layout is sampled as noise over the rounds,
-not frozen into a bias; start-up (imports, numpy, a case's libraries) is paid once a side a round,
-not once a benchmark. For each benchmark still running, in an order shuffled per round, its lanes
-prepare it and take values in turn, a cycle at a time, milliseconds apart: the machine's speed, which
-here changes within a second, is nearly the same for the values of a cycle.
+A lane is a worker process and a slot in it. Each round starts, on each of its tracks, one process per
+side (measure/worker.py), all alive at once, with a randomised heap, so that process layout is sampled
+as noise over the rounds, not frozen into a bias; start-up (imports, numpy, a case's libraries) is
+paid once a side a track a round, not once a benchmark. A track's processes share one CPU; with
+Settings.cpus of 2 or more, that many tracks (one a CPU) take the round's benchmarks from one order,
+shuffled per round, each the next when done with one. Each benchmark's lanes prepare it and take
+values in turn, a cycle at a time, milliseconds apart, on their track's CPU: the machine's speed,
+which here changes within a second, is nearly the same for the values of a cycle.
 - compare, sweep, bisect, calibrate and check-harness's compare way: a lane per side, every side
   timing the same benchmark; a side's values of a round are a Run of that side.
 - the run: one side, two lanes in its one process, the benchmark (slot 0) and its memcpy floor
@@ -19,15 +21,18 @@ says which benchmarks stop.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
 import statistics
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from serialbench.measure import plan as planning
+from serialbench.measure import plan as plan_rule
 from serialbench.measure import timeloop
 from serialbench.measure.process import Process, WorkerFailed
 from serialbench.measure.session import FLOOR_RATIO, RoundDone, Run, Session, Settings
@@ -103,41 +108,94 @@ def still_running(running: list[str], settled: set[str], floors: Mapping[str, st
     return [name for name in running if name in going or name in needed]
 
 
-def round_cpu(round_index: int) -> int | None:
-    """The one CPU that all of a round's workers run on (they never run at once), another each round.
+def round_cpus(round_index: int, tracks: int) -> list[int | None]:
+    """The CPU of each of a round's tracks: a track is one process a side, all on its one CPU, timing
+    the round's benchmarks one at a time; `tracks` of them (at most one a CPU) share the round's
+    order, each taking the next benchmark when it is done with one. Every track moves on by a CPU
+    each round, so that a CPU's own speed is spread over the benchmarks, not given to some of them.
 
-    Two processes on two CPUs of a VM time at the speeds of two CPUs, which differ for seconds at a
-    time (a neighbour on the host busy on one of them): in an A/A comparison at 1M, pinning both
-    sides to one CPU took the spread of the round estimates from 4-16% down to 2-9%."""
+    A benchmark's sides share their track's CPU: two processes on two CPUs of a VM time at the speeds
+    of two CPUs, which differ for seconds at a time (here the two CPUs' speeds are uncorrelated,
+    docs/findings/two-cpus.md); in an A/A comparison at 1M, pinning both sides to one CPU took the
+    spread of the round estimates from 4-16% down to 2-9%."""
     if not hasattr(os, "sched_getaffinity"):
-        return None
+        return [None]
     cpus = sorted(os.sched_getaffinity(0))
-    return cpus[round_index % len(cpus)]
+    return [cpus[(round_index + track) % len(cpus)] for track in range(max(1, min(tracks, len(cpus))))]
 
 
 def time_round(session: Session, order: Sequence[str], floors: Mapping[str, str | None], settings: Settings,
                say: Callable[[str], None]) -> None:
-    """One round over `order`: new workers, every benchmark in its lanes."""
-    round_index = session.rounds
-    cpu = round_cpu(round_index)
+    """One round over `order`: new workers, every benchmark in its lanes, on settings.cpus tracks at once."""
+    cpus = round_cpus(session.rounds, settings.cpus)
+    round_ = Round(session, deque(order), floors, settings, say, PlanLocks(), threading.Event())
+    others = [threading.Thread(target=time_track, args=(round_, cpu, False), daemon=True) for cpu in cpus[1:]]
+    for thread in others:
+        thread.start()
+    try:
+        time_track(round_, cpus[0], alone=not others)
+    except BaseException:
+        round_.stopping.set()  # Ctrl-C: the other tracks' workers got it too; no benchmark of theirs fails for it
+        raise
+    finally:
+        round_.order.clear()
+        for thread in others:
+            thread.join()
+        session.rounds += 1
+
+
+@dataclass
+class Round:
+    """What a round's tracks share: the benchmarks not yet taken, and a lock for planning an op."""
+
+    session: Session
+    order: deque
+    floors: Mapping[str, str | None]
+    settings: Settings
+    say: Callable[[str], None]
+    planning: PlanLocks
+    stopping: threading.Event
+
+
+class PlanLocks:
+    """A lock an op: two tracks never plan the same op at once (the run's floors are shared)."""
+
+    def __init__(self):
+        self.locks: dict[str, threading.Lock] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, name: str) -> threading.Lock:
+        with self.lock:
+            return self.locks.setdefault(name, threading.Lock())
+
+
+def time_track(round_: Round, cpu: int | None, alone: bool) -> None:
+    """One track: its processes on `cpu`, timing the round's next benchmark until none is left.
+
+    Alone, the thread that coordinates them stays off their CPU; beside other tracks it is pinned to
+    its own track's CPU, where it runs only while its workers wait for it, never while they time."""
+    session = round_.session
     own_cpus = os.sched_getaffinity(0) if cpu is not None else set()
-    if len(own_cpus) > 1:  # this process, which only waits and forwards, stays off the workers' CPU
-        os.sched_setaffinity(0, own_cpus - {cpu})
+    if len(own_cpus) > 1:
+        os.sched_setaffinity(0, own_cpus - {cpu} if alone else {cpu})  # 0: this thread (Linux)
     processes: list[Process] = []
     current = None
     try:
         for side in session.sides:
             processes.append(Process(side, cpu))
             session.hello.setdefault(side.label, processes[-1].hello)
-        for name in order:
+        while round_.order:
+            try:
+                name = current = round_.order.popleft()
+            except IndexError:  # another track took the last one
+                break
             if name in session.failed:
                 continue
-            current = name
             try:
-                runs = time_benchmark(session, processes, lanes_of(name, len(processes), floors), settings,
-                                      round_index)
+                runs = time_benchmark(session, processes, lanes_of(name, len(processes), round_.floors),
+                                      round_.settings, session.rounds, round_.planning)
             except CaseError as exc:
-                fail(session, name, str(exc), say)
+                fail(session, name, str(exc), round_.say)
                 continue
             for side, run in zip(session.sides, runs):
                 session.runs[side.label].setdefault(name, []).append(run)
@@ -145,14 +203,13 @@ def time_round(session: Session, order: Sequence[str], floors: Mapping[str, str 
     except WorkerFailed as exc:
         # A worker died (a crash in a case's C code): the benchmark it was on is dropped, the round's
         # finished benchmarks are kept, and the next round starts new workers.
-        if current:
-            fail(session, current, str(exc), say)
+        if current and not round_.stopping.is_set():
+            fail(session, current, str(exc), round_.say)
     finally:
         for process in processes:
             process.close()
         if len(own_cpus) > 1:
             os.sched_setaffinity(0, own_cpus)
-    session.rounds = round_index + 1
 
 
 def lanes_of(name: str, processes: int, floors: Mapping[str, str | None]) -> list[Lane]:
@@ -188,11 +245,11 @@ def cycle_order(lanes: Sequence[Lane], slow: bool, round_index: int) -> list[int
 
 
 def time_benchmark(session: Session, processes: Sequence[Process], lanes: Sequence[Lane], settings: Settings,
-                   round_index: int) -> list[Run]:
+                   round_index: int, planning: PlanLocks | None = None) -> list[Run]:
     """One round of one benchmark in its lanes: a Run for each lane that records (every side's; the
     run's benchmark, not its floor)."""
     try:
-        answers = plan_unplanned(session, processes, lanes, settings)
+        answers = plan_unplanned(session, processes, lanes, settings, planning)
         plans = [session.plans[lane.name] for lane in lanes]
         order = cycle_order(lanes, plans[0].slow, round_index)
         if plans[0].first_call:
@@ -217,7 +274,7 @@ def time_benchmark(session: Session, processes: Sequence[Process], lanes: Sequen
 
 
 def plan_unplanned(session: Session, processes: Sequence[Process], lanes: Sequence[Lane],
-                   settings: Settings) -> dict[int, dict]:
+                   settings: Settings, planning: PlanLocks | None = None) -> dict[int, dict]:
     """Plan each op of the lanes that has no plan yet, on the first lane that times it: a calibrating
     prepare (its round trip checked), then, unless its own call was its value, a cold value and a warm
     one. Returns the prepares kept for timing, by lane: a lane alone with its op keeps its own; lanes
@@ -226,13 +283,16 @@ def plan_unplanned(session: Session, processes: Sequence[Process], lanes: Sequen
     for index, lane in enumerate(lanes):
         if lane.name in session.plans or any(other.name == lane.name for other in lanes[:index]):
             continue
-        process = processes[lane.process]
-        answer = prepare(session, processes, lanes, [index], settings, time_call=True)[index]
-        warm = None
-        if not planning.timed_by_its_first_call(answer):
-            cold = value(process, lane.slot, 0)
-            warm = cold if cold >= timeloop.SLOW_CALL else value(process, lane.slot, timeloop.REWARM_CALLS)
-        session.plans[lane.name] = planning.plan_op(answer, warm)
+        with planning(lane.name) if planning else contextlib.nullcontext():
+            if lane.name in session.plans:  # another track planned it meanwhile
+                continue
+            process = processes[lane.process]
+            answer = prepare(session, processes, lanes, [index], settings, time_call=True)[index]
+            warm = None
+            if not plan_rule.timed_by_its_first_call(answer):
+                cold = value(process, lane.slot, 0)
+                warm = cold if cold >= timeloop.SLOW_CALL else value(process, lane.slot, timeloop.REWARM_CALLS)
+            session.plans[lane.name] = plan_rule.plan_op(answer, warm)
         if sum(other.name == lane.name for other in lanes) == 1:
             kept[index] = answer
         else:
@@ -279,8 +339,8 @@ def time_cycles(processes: Sequence[Process], lanes: Sequence[Lane], order: list
                 settings: Settings) -> tuple[list[int], list[list[float]]]:
     """The round's values, each lane's after its re-warm calls, a warm cycle first where the plan
     takes one: (the lane of each entry of a cycle, each entry's values)."""
-    values_a_round = planning.values_a_round(plans[0], settings, len(lanes))
-    warm = 1 if planning.warm_cycle(values_a_round) else 0
+    values_a_round = plan_rule.values_a_round(plans[0], settings, len(lanes))
+    warm = 1 if plan_rule.warm_cycle(values_a_round) else 0
     rewarm = [plans[index].rewarm_calls for index in order]
     if len({lanes[index].process for index in order}) == 1:  # one process: the whole round in one request
         found = ask_cycles(processes[lanes[order[0]].process], warm + values_a_round,
