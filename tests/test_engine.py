@@ -2,11 +2,13 @@
 beside its floor in one process): structural tests with stand-in workers, no timing."""
 
 import dataclasses
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from serialbench.measure import engine, plan, timeloop
+from serialbench.measure import engine, lanes, plan, timeloop
 from serialbench.measure.session import COMPARE, FLOOR_RATIO, RUN_FAST, Session
 from serialbench.measure.sides import Side
 
@@ -301,15 +303,23 @@ def test_one_track_keeps_the_coordinator_off_its_workers_cpu(sessions, two_cpus)
 
 
 def test_a_shared_op_is_planned_once_when_two_tracks_reach_it_at_once(two_cpus, monkeypatch):
-    # The run's floor serves benchmarks on both tracks: whichever track comes second waits for the
-    # first's plan and times the op by it.
+    # The run's floor serves benchmarks on both tracks: a track that reaches it while the other
+    # plans it waits for that plan, and times the op by it instead of planning it again.
     planned = []
     original = plan.plan_op
-    monkeypatch.setattr(engine.plan_rule, "plan_op", lambda *args: planned.append(args) or original(*args))
+    monkeypatch.setattr(lanes.plan_rule, "plan_op", lambda *args: planned.append(args) or original(*args))
     locks = engine.PlanLocks()
     assert locks("a") is locks("a") and locks("a") is not locks("b")
+    floor = "baseline/tobytes/float32/1M"
     session = Session([Side("run", Path("."), own_serialbench=False)], list(FLOORS))
-    lanes = engine.lanes_of("copy/op/float32/1M", 1, FLOORS)
-    for _ in range(2):
-        engine.plan_unplanned(session, [FakeProcess(session.sides[0])], lanes, RUN_FAST, locks)
-    assert len(planned) == 2  # the benchmark and its floor, each once
+    other_track = locks(floor)
+    other_track.acquire()  # the other track is planning the floor
+    planning = threading.Thread(target=lanes.plan_unplanned, args=(
+        session, [FakeProcess(session.sides[0])], lanes.lanes_of("copy/op/float32/1M", 1, FLOORS), RUN_FAST, locks))
+    planning.start()
+    while not planned:  # this track plans its own benchmark, then waits on the floor
+        time.sleep(0.001)
+    session.plans[floor] = original({"loops": 1, "inner_loops": 1, "first_call": None}, 160e-6)
+    other_track.release()
+    planning.join()
+    assert len(planned) == 1  # its benchmark's plan only: the floor's was the other track's
