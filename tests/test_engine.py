@@ -1,11 +1,14 @@
 """The session engine's requests to its workers, for compare's lanes (one a side) and the run's (a benchmark
 beside its floor in one process): structural tests with stand-in workers, no timing."""
 
+import dataclasses
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from serialbench.measure import engine, plan, timeloop
+from serialbench.measure import engine, lanes, plan, timeloop
 from serialbench.measure.session import COMPARE, FLOOR_RATIO, RUN_FAST, Session
 from serialbench.measure.sides import Side
 
@@ -22,7 +25,7 @@ class FakeProcess:
     """A worker that answers at once, speaks the protocol's keys exactly, and records what it was asked."""
 
     def __init__(self, side, cpu=None):
-        self.side = side
+        self.side, self.cpu = side, cpu
         self.hello = {"protocol": 1, "serialbench": "elsewhere"}
         self.requests = []
         self.pending = []
@@ -79,7 +82,7 @@ def sessions(monkeypatch):
     monkeypatch.setattr(engine, "Process", process)
     LOG.clear()
 
-    def run(count, kind="compare"):
+    def run(count, kind="compare", cpus=1):
         made.clear()
         names = list(SECONDS_PER_OP)
         if kind == "compare":
@@ -87,6 +90,7 @@ def sessions(monkeypatch):
             floors, settings = {}, COMPARE
         else:
             sides, floors, settings = [Side("run", Path("."), own_serialbench=False)], FLOORS, RUN_FAST
+        settings = dataclasses.replace(settings, cpus=cpus)
         session = Session(sides, names)
         for _ in range(count):
             engine.time_round(session, names, floors, settings, print)
@@ -248,3 +252,74 @@ def test_every_side_times_the_round_s_benchmarks_in_the_same_order(sessions):
     order = [r["name"] for r in base.requests if r["do"] == "prepare" and r["loops"]]
     assert order == [r["name"] for r in head.requests if r["do"] == "prepare"]
     assert sorted(order) == sorted(SECONDS_PER_OP)
+
+
+@pytest.fixture
+def two_cpus(monkeypatch):
+    """A machine of two CPUs, whose pinning is only recorded."""
+    pinned = []
+    monkeypatch.setattr(engine.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(engine.os, "sched_setaffinity", lambda pid, cpus: pinned.append(set(cpus)))
+    return pinned
+
+
+@pytest.mark.parametrize("kind", ["compare", "run"])
+def test_two_tracks_share_a_round_each_benchmark_on_one_cpu_with_every_side(sessions, two_cpus, kind):
+    session, made = sessions(3, kind, cpus=2)
+    sides = len(session.sides)
+    assert len(made) == 3 * 2 * sides  # every round: a process a side on each of two tracks
+    for round_index in range(3):
+        processes = made[round_index * 2 * sides:(round_index + 1) * 2 * sides]
+        tracks = {}
+        for process in processes:
+            tracks.setdefault(process.cpu, []).append(process)
+        # Two tracks, on the two CPUs, each with one process of every side.
+        assert sorted(tracks) == [0, 1]
+        assert all(sorted(p.side.label for p in track) == sorted(s.label for s in session.sides)
+                   for track in tracks.values())
+        # Each benchmark of the round was prepared for timing on one track only, by all of its sides.
+        timed = {}
+        for cpu, track in tracks.items():
+            for process in track:
+                for request in process.requests:
+                    if request["do"] == "prepare" and request["slot"] == 0:
+                        timed.setdefault(request["name"], set()).add(cpu)
+        names = [n for n in SECONDS_PER_OP if kind == "compare" or not n.startswith("baseline/")]
+        assert all(len(timed[name]) == 1 for name in names), timed
+    for runs in session.runs.values():  # every benchmark, one run a round on every side
+        assert {name: len(found) for name, found in runs.items()} == {name: 3 for name in runs}
+    assert set(session.plans) == set(SECONDS_PER_OP)
+    # The tracks move on by a CPU every round; at most one a CPU.
+    assert [engine.round_cpus(r, 2) for r in range(3)] == [[0, 1], [1, 0], [0, 1]]
+    assert engine.round_cpus(0, 5) == [0, 1]
+    # Each track's coordinating thread is pinned to its own track's CPU, then set free.
+    assert {0, 1} <= {min(cpus) for cpus in two_cpus if len(cpus) == 1}
+
+
+def test_one_track_keeps_the_coordinator_off_its_workers_cpu(sessions, two_cpus):
+    session, made = sessions(2, cpus=1)
+    assert [process.cpu for process in made] == [0, 0, 1, 1]
+    assert two_cpus == [{1}, {0, 1}, {0}, {0, 1}]
+
+
+def test_a_shared_op_is_planned_once_when_two_tracks_reach_it_at_once(two_cpus, monkeypatch):
+    # The run's floor serves benchmarks on both tracks: a track that reaches it while the other
+    # plans it waits for that plan, and times the op by it instead of planning it again.
+    planned = []
+    original = plan.plan_op
+    monkeypatch.setattr(lanes.plan_rule, "plan_op", lambda *args: planned.append(args) or original(*args))
+    locks = engine.PlanLocks()
+    assert locks("a") is locks("a") and locks("a") is not locks("b")
+    floor = "baseline/tobytes/float32/1M"
+    session = Session([Side("run", Path("."), own_serialbench=False)], list(FLOORS))
+    other_track = locks(floor)
+    other_track.acquire()  # the other track is planning the floor
+    planning = threading.Thread(target=lanes.plan_unplanned, args=(
+        session, [FakeProcess(session.sides[0])], lanes.lanes_of("copy/op/float32/1M", 1, FLOORS), RUN_FAST, locks))
+    planning.start()
+    while not planned:  # this track plans its own benchmark, then waits on the floor
+        time.sleep(0.001)
+    session.plans[floor] = original({"loops": 1, "inner_loops": 1, "first_call": None}, 160e-6)
+    other_track.release()
+    planning.join()
+    assert len(planned) == 1  # its benchmark's plan only: the floor's was the other track's

@@ -168,7 +168,8 @@ def test_the_private_name_rule_catches_a_reach_inside(tmp_path):
 
 # The processes of a session: the verdicts, the result files and the views read its data
 # (measure/session.py), never these.
-PROCESSES = {"serialbench.measure.engine", "serialbench.measure.process", "serialbench.measure.worker"}
+PROCESSES = {"serialbench.measure.engine", "serialbench.measure.lanes", "serialbench.measure.process",
+             "serialbench.measure.worker"}
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if layer(n) in {LAYERS.index(k) for k in

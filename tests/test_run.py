@@ -13,7 +13,8 @@ import textwrap
 import pyperf
 import pytest
 
-from serialbench.measure.engine import floor_ratio, still_running
+from serialbench.measure.engine import still_running
+from serialbench.measure.lanes import floor_ratio
 from serialbench.measure.session import FLOOR_RATIO, RUN_DEFAULT, RUN_FAST, RoundDone, Run, Session, run_settings
 from serialbench.measure.sides import Side
 from serialbench.views.progress import RoundProgress

@@ -33,13 +33,13 @@ from serialbench.catalog.discovery import PACKAGE_DIR
 from serialbench.catalog.registry import select
 from serialbench.commands import workers
 from serialbench.commands.contract import Output, Parser
-from serialbench.commands.options import add_filter_arguments
+from serialbench.commands.options import add_filter_arguments, check_cpus
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_duration, last_line
 from serialbench.core.parsing import parse_percent
 from serialbench.measure.engine import run_session
 from serialbench.measure.environment import worker_variables
-from serialbench.measure.session import Settings
+from serialbench.measure.session import COMPARE, Settings
 from serialbench.measure.worktrees import work_tree
 from serialbench.results.files import load
 from serialbench.results.session_files import runs_of
@@ -62,13 +62,14 @@ def this_serialbench() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE_DIR.parent), *([inherited] if inherited else [])])}
 
 
-def time_with_run(names: list[str], processes: int, scratch: Path, say) -> dict[str, list[float]]:
+def time_with_run(names: list[str], processes: int, scratch: Path, say, cpus: int | None) -> dict[str, list[float]]:
     # A file of its own per call: a run never overwrites a result file, and one shared name made every
     # call after the first read the first call's file back (a whole panel's run column came out empty).
     out = Path(tempfile.mkdtemp(dir=scratch)) / "run.json"
     patterns = [arg for name in names for arg in ("-b", name)]
     done = subprocess.run([sys.executable, "-m", "serialbench", "--rounds", str(processes), "--quiet",
-                           "--no-summary", *patterns, "-o", str(out)], cwd=scratch, env=this_serialbench(),
+                           "--no-summary", *patterns, *(["--cpus", str(cpus)] if cpus else []), "-o", str(out)],
+                          cwd=scratch, env=this_serialbench(),
                           capture_output=True, text=True)
     if not out.exists():
         say(f"the run failed: {last_line(done.stderr) or f'exit status {done.returncode}'}")
@@ -81,10 +82,11 @@ def time_with_run(names: list[str], processes: int, scratch: Path, say) -> dict[
     return {name: found for name, found in per_worker.items() if found}
 
 
-def time_with_compare(names: list[str], rounds: int, say) -> dict[str, list[float]]:
+def time_with_compare(names: list[str], rounds: int, say, cpus: int | None) -> dict[str, list[float]]:
     with work_tree() as tree:
         sides = [dataclasses.replace(tree, label=label) for label in ("A", "A'")]
-        session = run_session(sides, names, Settings((rounds,)), lambda *args: set(), say)
+        settings = Settings((rounds,), cpus=cpus or COMPARE.cpus)
+        session = run_session(sides, names, settings, lambda *args: set(), say)
     # Every round starts new workers: a round's values are one process's.
     return {name: per_process_medians(runs) for name, runs in session.runs["A"].items() if runs}
 
@@ -110,11 +112,12 @@ def time_with_plain_loop(names: list[str], processes: int, say) -> dict[str, lis
     return medians
 
 
-def time_one_way(way: str, names: list[str], processes: int, scratch: Path, say) -> dict[str, list[float]]:
+def time_one_way(way: str, names: list[str], processes: int, scratch: Path, say,
+                 cpus: int | None = None) -> dict[str, list[float]]:
     if way == "run":
-        return time_with_run(names, processes, scratch, say)
+        return time_with_run(names, processes, scratch, say, cpus)
     if way == "compare":
-        return time_with_compare(names, processes, say)
+        return time_with_compare(names, processes, say, cpus)
     return time_with_plain_loop(names, processes, say)
 
 
@@ -125,6 +128,8 @@ def arguments(cli: Parser) -> None:
     cli.add_argument("--processes", type=int, default=PROCESSES,
                      help=f"fresh processes per benchmark for the run and the plain loop, rounds of compare "
                           f"(default {PROCESSES}; with 3, 6-16%% of unbiased benchmarks read DISAGREE on a noisy VM)")
+    cli.add_argument("--cpus", type=int, metavar="N", help="benchmarks the run and compare time at once, each on "
+                                                           "a CPU of its own (default: each command's own)")
     cli.add_json("every process's median and the verdicts")
     cli.add_markdown("the table")
 
@@ -133,6 +138,8 @@ def run(args, out: Output) -> int:
     tolerance = parse_percent(args.tolerance, TOLERANCE, "--tolerance")
     if args.processes < 1:
         raise UsageError(f"--processes {args.processes}: give 1 or more")
+    if args.cpus is not None:
+        check_cpus(args.cpus)
     patterns = args.patterns or DEFAULT_PANEL
     names = [bench.name for bench in select((), patterns, args.tier, args.input)[0]]
     timed: dict[str, dict[str, list[float]]] = {way: {} for way in WAYS}
@@ -148,7 +155,7 @@ def run(args, out: Output) -> int:
             out.say(f"[{index + 1}/{len(groups)}] {group}: {len(chosen)} benchmarks, {', '.join(order)} "
                     f"({format_duration(time.monotonic() - started)} so far)")
             for way in order:
-                timed[way].update(time_one_way(way, chosen, args.processes, Path(scratch), out.say))
+                timed[way].update(time_one_way(way, chosen, args.processes, Path(scratch), out.say, args.cpus))
     found = verdicts(names, timed, tolerance)
     closing = closing_lines(names, found)
     out.print("\n".join(table_lines(names, timed, tolerance)))

@@ -96,7 +96,7 @@ def min_effect(args, default: float | None = None) -> float:
 def add_session_arguments(cli, max_time_help: str | None = None) -> None:
     """How long an interleaved session (compare, calibrate, sweep, bisect) may run; bisect's --max-time
     bounds its whole search (max_time_help says so)."""
-    from serialbench.measure.session import LOOKS, MAX_MINUTES, MIN_TIME
+    from serialbench.measure.session import COMPARE, LOOKS, MAX_MINUTES, MIN_TIME
 
     cli.add_argument("--max-rounds", type=int, default=LOOKS[-1],
                      help=f"rounds for the benchmarks still undecided at the last look (default {LOOKS[-1]}); "
@@ -107,7 +107,21 @@ def add_session_arguments(cli, max_time_help: str | None = None) -> None:
     cli.add_argument("--rounds", type=int, help="exactly this many rounds for every benchmark (no adaptive stopping)")
     cli.add_argument("--min-time", type=float, default=MIN_TIME,
                      help=f"seconds per value (default {MIN_TIME})")
+    add_cpus_argument(cli, COMPARE.cpus)
     add_min_effect(cli)
+
+
+def add_cpus_argument(cli, default: int) -> None:
+    cli.add_argument("--cpus", type=int, default=default, metavar="N",
+                     help=f"time N benchmarks at once, each on a CPU of its own with its own processes; a "
+                          f"benchmark's values always share one CPU (default {default}; at most the CPUs this "
+                          "process may use)")
+
+
+def check_cpus(cpus: int) -> int:
+    if cpus < 1:
+        raise UsageError(f"--cpus {cpus}: give 1 or more")
+    return cpus
 
 
 def settings_from(args):
@@ -119,13 +133,13 @@ def settings_from(args):
     if args.rounds is not None:
         if args.rounds < 1:
             raise UsageError(f"--rounds {args.rounds}: give at least 1 (6 or more for a verdict)")
-        return Settings((args.rounds,), None, args.min_time)
+        return Settings((args.rounds,), None, args.min_time, cpus=check_cpus(args.cpus))
     if args.max_rounds < LOOKS[0]:
         raise UsageError(f"--max-rounds {args.max_rounds}: give at least {LOOKS[0]}")
     if args.max_time is not None and args.max_time <= 0:
         raise UsageError(f"--max-time {args.max_time}: give a positive number of minutes")
     looks = tuple(n for n in LOOKS if n < args.max_rounds) + (args.max_rounds,)
-    return Settings(looks, args.max_time * 60 if args.max_time else None, args.min_time)
+    return Settings(looks, args.max_time * 60 if args.max_time else None, args.min_time, cpus=check_cpus(args.cpus))
 
 
 def interrupt_on_sigterm() -> None:

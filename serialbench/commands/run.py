@@ -26,8 +26,10 @@ from serialbench.catalog.discovery import source_root
 from serialbench.catalog.registry import FLOOR, Benchmark, is_floor, library_version, refusal_summary, select
 from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import (
+    add_cpus_argument,
     add_filter_arguments,
     add_with_argument,
+    check_cpus,
     interrupt_on_sigterm,
     payload_arguments,
 )
@@ -75,6 +77,7 @@ def arguments(cli: Parser) -> None:
                       help=f"seconds per value (default {MIN_TIME})")
     rule.add_argument("-l", "--loops", type=int, metavar="N",
                       help="calls per value (default: calibrated to --min-time)")
+    add_cpus_argument(rule, RUN_DEFAULT.cpus)
     rule.add_argument("--max-time", type=float, metavar="MIN", help="stop after MIN minutes: every benchmark ends "
                                                                     "with the processes it has")
     output = cli.add_argument_group("output")
@@ -129,7 +132,7 @@ def settings_from(args) -> Settings:
     if args.max_time is not None and args.max_time <= 0:
         raise UsageError(f"--max-time {args.max_time}: give a positive number of minutes")
     settings = run_settings(target, min_rounds, max_rounds, cycles)
-    return replace(settings, min_time=args.min_time, loops=loops,
+    return replace(settings, min_time=args.min_time, loops=loops, cpus=check_cpus(args.cpus),
                    max_seconds=args.max_time * 60 if args.max_time else None)
 
 

@@ -61,6 +61,7 @@ class Settings:
     values: int | None = None  # values of an op a round; None: as many as fit (plan.values_a_round)
     loops: int | None = None  # iterations a value, given: no calibration
     precision: float | None = None  # the run's target: stop a benchmark once known within +-precision
+    cpus: int = 1  # benchmarks timed at once, each on a CPU of its own with its own processes (engine.py)
 
     @property
     def min_rounds(self) -> int:
