@@ -147,7 +147,7 @@ def test_a_step_at_the_threshold_is_measured_and_not_taken_again_but_a_noisy_one
                         lambda *args, **hooks: SimpleNamespace(interrupted=False, rounds=64, seconds=6))
     monkeypatch.setattr(bisect, "sweep_rows", lambda *args: [SimpleNamespace(steps=steps, from_anchor=steps)])
     args = SimpleNamespace(direction="changed", min_effect=None, rounds=None, max_rounds=64, max_time=20,
-                           min_time=0.002, max_sessions=None)
+                           min_time=0.002, cpus=1, max_sessions=None)
     search = bisect.Bisection(args, None, ["1", "2"], "x/y/float32/1K")
     search.side = lambda version: object()
     assert search.session(["1", "2"])[0].verdict == word and len(search.sessions) == sessions

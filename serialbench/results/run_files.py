@@ -3,7 +3,7 @@
 Each run holds that process's values (seconds per op) and the metadata a pyperf run carries and
 serialbench's contract asks for (ARCHITECTURE.md, "Metadata"): the benchmark's own, from the worker
 (format, impl, input, tier, direction, input and payload bytes, library versions), its loops, the
-round, the date, and the multiple of the floor taken in that process (measure/engine.py). What the
+round, the date, and the multiple of the floor taken in that process (measure/lanes.py). What the
 run as a whole was (commit, process state, the precision asked for) is in every run as well, so
 that pyperf reports it as the suite's metadata and `--append` keeps it per run.
 """
