@@ -61,7 +61,7 @@ class Settings:
     values: int | None = None  # values of an op a round; None: as many as fit (plan.values_a_round)
     loops: int | None = None  # iterations a value, given: no calibration
     precision: float | None = None  # the run's target: stop a benchmark once known within +-precision
-    cpus: int = 1  # benchmarks timed at once, each on a CPU of its own with its own processes (engine.py)
+    cpus: int = 1  # tracks: benchmarks timed at once, each on a CPU of its own with its own processes (engine.py)
 
     @property
     def min_rounds(self) -> int:
@@ -72,9 +72,16 @@ class Settings:
         return self.looks[-1]
 
 
+# Two tracks, every command: on this project's 2-vCPU VM they took an A/A compare of triton-binary/*
+# from 20.0 to 12.8 min with the same verdicts, and a --fast run of it from 64-70 s to 37-42 s with the
+# same medians (ratio 1.00) and row widths, and check-harness's run/plain and compare/plain to within
+# 1.4% (docs/findings/two-cpus.md). A benchmark's values still share one CPU.
+CPUS = 2
+
+
 def run_settings(precision: float, min_rounds: int, max_rounds: int, values: int) -> Settings:
     """The run's rule: a look after every round from min_rounds to the cap."""
-    return Settings(tuple(range(min_rounds, max_rounds + 1)), values=values, precision=precision)
+    return Settings(tuple(range(min_rounds, max_rounds + 1)), values=values, precision=precision, cpus=CPUS)
 
 
 # The run's presets, from measurements on this project's 2-vCPU VM (docs/reference/run.md has them).
@@ -85,7 +92,7 @@ def run_settings(precision: float, min_rounds: int, max_rounds: int, values: int
 RUN_DEFAULT = run_settings(0.03, least_rounds(), 12, 5)
 RUN_FAST = run_settings(0.05, least_rounds(), least_rounds(), 5)
 RUN_RIGOROUS = run_settings(0.01, least_rounds(), 40, 30)
-COMPARE = Settings(LOOKS, MAX_MINUTES * 60)
+COMPARE = Settings(LOOKS, MAX_MINUTES * 60, cpus=CPUS)
 
 
 @dataclass(frozen=True)
