@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from serialbench.measure import engine, lanes, plan, timeloop
+from serialbench.measure.process import WorkerFailed
 from serialbench.measure.session import COMPARE, FLOOR_RATIO, RUN_FAST, Session
 from serialbench.measure.sides import Side
 
@@ -323,3 +324,20 @@ def test_a_shared_op_is_planned_once_when_two_tracks_reach_it_at_once(two_cpus, 
     other_track.release()
     planning.join()
     assert len(planned) == 1  # its benchmark's plan only: the floor's was the other track's
+
+
+@pytest.mark.parametrize("interrupted", [False, True])
+def test_a_worker_that_dies_fails_its_benchmark_unless_ctrl_c_stopped_it(monkeypatch, interrupted):
+    # Ctrl-C reaches the workers too: one that dies of it, on a track whose coordinating thread has
+    # not yet heard of the interrupt, must not report its benchmark as failed.
+    class Dying(FakeProcess):
+        def read(self):
+            if self.requests[-1]["do"] == "cycles":
+                raise WorkerFailed(f"{self.side.label}: worker exited", interrupted=interrupted)
+            return super().read()
+
+    monkeypatch.setattr(engine, "Process", Dying)
+    name = "fast/op/float32/1K"
+    session = Session([Side(label, Path("."), own_serialbench=False) for label in ("BASE", "HEAD")], [name])
+    engine.time_round(session, [name], {}, dataclasses.replace(COMPARE, cpus=1), print)
+    assert (name in session.failed) is not interrupted

@@ -188,7 +188,7 @@ def time_track(round_: Round, cpu: int | None, alone: bool) -> None:
     except WorkerFailed as exc:
         # A worker died (a crash in a case's C code): the benchmark it was on is dropped, the round's
         # finished benchmarks are kept, and the next round starts new workers.
-        if current and not round_.stopping.is_set():
+        if current and not (exc.interrupted or round_.stopping.is_set()):
             fail(session, current, str(exc), round_.say)
     finally:
         for process in processes:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -20,7 +21,12 @@ WORKER = Path(__file__).with_name("worker.py")
 
 
 class WorkerFailed(Exception):
-    """The worker process died or stopped answering; the round cannot go on with it."""
+    """The worker process died or stopped answering; the round cannot go on with it. `interrupted`:
+    it died of Ctrl-C (SIGINT reaches the whole process group), which fails no benchmark."""
+
+    def __init__(self, why: str, interrupted: bool = False):
+        super().__init__(why)
+        self.interrupted = interrupted
 
 
 class Process:
@@ -44,26 +50,27 @@ class Process:
             self.popen.stdin.write(json.dumps(request) + "\n")
             self.popen.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise WorkerFailed(self._why_dead()) from None
+            raise self._died() from None
 
     def read(self) -> dict:
         line = self.popen.stdout.readline()
         if not line:
-            raise WorkerFailed(self._why_dead())
+            raise self._died()
         return json.loads(line)
 
     def ask(self, request: dict) -> dict:
         self.send(request)
         return self.read()
 
-    def _why_dead(self) -> str:
+    def _died(self) -> WorkerFailed:
         try:
             status = self.popen.wait(timeout=5)
         except subprocess.TimeoutExpired:
             status = None
         self.stderr.seek(0)
         lines = [line.strip() for line in self.stderr.read().splitlines() if line.strip()]
-        return f"{self.side.label}: " + (lines[-1] if lines else f"worker exited with status {status}")
+        why = f"{self.side.label}: " + (lines[-1] if lines else f"worker exited with status {status}")
+        return WorkerFailed(why, interrupted=status == -signal.SIGINT)
 
     def close(self) -> None:
         try:
