@@ -23,7 +23,9 @@ TIERS = {"1K": 1_000, "10K": 10_000, "100K": 100_000, "1M": 1_000_000}  # in siz
 MAX_INPUT_BYTES = int(os.environ.get("SERIALBENCH_MAX_INPUT_BYTES", 2**31))
 
 
-ARRAY, BYTES, BATCH = "array", "bytes", "batch"  # the forms of a tensor (Tensor.form)
+# The form of a tensor's value, which decides what a wire format can carry: an ndarray of numbers,
+# one byte string (a BYTES element, a TF string scalar), or a batch of byte strings (an object array).
+ARRAY, BYTES, BATCH = "array", "bytes", "batch"
 
 
 @dataclass(frozen=True)
@@ -141,8 +143,6 @@ def _int32x3(n: int) -> tuple[Tensor, ...]:
     return tuple(Tensor(f"input_{i}", int32_array(n, f"int32x3-{i}")) for i in range(3))
 
 
-# The form of a tensor's value, which decides what a wire format can carry: an ndarray of numbers,
-# one byte string (a BYTES element, a TF string scalar), or a batch of byte strings (an object array).
 @dataclass(frozen=True)
 class InputKind:
     name: str
