@@ -108,3 +108,97 @@ def broken_wheel(directory, version):
             new.writestr(item, b"from json import runtime_version\n" if item.filename == "toylib/__init__.py" else text)
     rewritten.replace(path)
     return path
+
+
+# A library's git history (make_history_repo): toyser, built by an in-tree PEP 517 backend that
+# needs nothing installed (a test builds offline). Like Cython's .c file, the backend generates a
+# git-ignored module once and reuses it when present: a build that shared a checkout with another
+# commit's would carry that commit's value.
+BACKEND = '''
+import os
+import pathlib
+import zipfile
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    {broken}
+    version = pathlib.Path("VERSION").read_text().strip()
+    generated = pathlib.Path("toyser", "_generated.py")
+    if not generated.exists():
+        generated.write_text(f"MADE_AT = {pathlib.Path('REVISION').read_text().strip()!r}\\n")
+    name, info = f"toyser-{version}-py3-none-any.whl", f"toyser-{version}.dist-info"
+    files = {str(path): path.read_bytes() for path in sorted(pathlib.Path("toyser").glob("*.py"))}
+    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\\nName: toyser\\nVersion: {version}\\n".encode()
+    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\\nGenerator: toy\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+    files[f"{info}/RECORD"] = "".join(f"{n},,\\n" for n in [*files, f"{info}/RECORD"]).encode()
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as wheel:
+        for item, data in files.items():
+            wheel.writestr(item, data)
+    return name
+'''
+BROKEN = 'raise RuntimeError("toyser needs a C compiler: cc not found")'
+TOYSER = '''
+def encode(array):
+    body = array.tobytes()
+    for _ in range({extra}):
+        body = bytes(bytearray(body))
+    return body
+'''
+TOYSER_CASES = '''
+from serialbench.case import Case
+
+
+def encoded(payload):
+    import toyser
+
+    array = payload.tensors[0].value
+    return lambda: toyser.encode(array)
+
+
+CASES = [Case("lib", "toyser", ("float32",), encoded, requires=("toyser",), libraries=("toyser",))]
+'''
+HISTORY = 20  # commits on the first-parent line
+SLOW_AT, BROKEN_AT, MERGE_AT = 14, 9, 5  # the commit that adds three copies per op; one that does not build; a merge
+
+
+def commit_all(repo, message, *extra):
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-q", "-m", message, *extra)
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def write_toyser(repo, index, extra, broken=False):
+    (repo / "backend.py").write_text(textwrap.dedent(BACKEND).replace("{broken}", BROKEN if broken else "pass"))
+    (repo / "toyser" / "__init__.py").write_text(textwrap.dedent(TOYSER.format(extra=extra)))
+    (repo / "REVISION").write_text(f"{index}\n")
+
+
+def make_history_repo(repo):
+    """toyser's history: HISTORY commits on main; the commit at SLOW_AT makes encode copy the
+    tensor three more times per op, the one at BROKEN_AT does not build, the one at MERGE_AT merges
+    a branch of two commits. Returns the first-parent shas, oldest first."""
+    (repo / "toyser").mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / ".gitignore").write_text("toyser/_generated.py\n")
+    (repo / "VERSION").write_text("1.0\n")
+    (repo / "pyproject.toml").write_text('[build-system]\nrequires = []\nbuild-backend = "backend"\n'
+                                         'backend-path = ["."]\n\n[project]\nname = "toyser"\nversion = "1.0"\n')
+    shas = []
+    for index in range(HISTORY):
+        extra = 3 if index >= SLOW_AT else 0
+        if index == MERGE_AT:
+            git(repo, "checkout", "-q", "-b", "side")
+            for step in range(2):
+                (repo / f"notes-{step}.txt").write_text(f"side {step}\n")
+                commit_all(repo, f"side branch, note {step}")
+            git(repo, "checkout", "-q", "main")
+            git(repo, "-c", "user.name=test", "-c", "user.email=test@example.com", "merge", "-q", "--no-ff",
+                "-m", f"revision {index}: merge the side branch", "side")
+            shas.append(subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                       check=True).stdout.strip())
+            continue
+        write_toyser(repo, index, extra, broken=index == BROKEN_AT)
+        subject = {SLOW_AT: "encode: copy the body three more times", BROKEN_AT: "build: needs a C compiler"}
+        shas.append(commit_all(repo, f"revision {index}: {subject.get(index, 'tidy')}"))
+    return shas

@@ -38,9 +38,10 @@ from serialbench.commands.options import (
 )
 from serialbench.core import stats
 from serialbench.core.errors import UsageError
-from serialbench.measure import releases
+from serialbench.measure import commits, releases
+from serialbench.measure.commits import Commit
 from serialbench.measure.engine import run_session
-from serialbench.measure.side_setup import check_sides, few, sides_with_overlays
+from serialbench.measure.side_setup import check_sides, few, short_cause, sides_with_overlays
 from serialbench.measure.sides import Side
 from serialbench.measure.worktrees import work_tree
 from serialbench.verdicts.bisection import WANTED, Result, Search
@@ -67,7 +68,11 @@ def arguments(cli: Parser) -> None:
                      help="the change to look for (default: changed, slower or faster)")
     add_cases_argument(cli)
     add_payload_argument(cli)
+    cli.add_argument("--repo", metavar="PATH",
+                     help="search commits instead of releases: GOOD and BAD are revisions of this git clone of NAME, "
+                          "and the commits between them on BAD's first-parent line are built from clean trees")
     add_with_argument(cli, "every release (e.g. a dependency at one version)")
+    options.add_build_arguments(cli)
     add_index_arguments(cli)
     add_session_arguments(cli, "minutes for the whole search: each session gets what is left, and what is "
                                "not searched when it runs out is named")
@@ -88,14 +93,28 @@ def one_benchmark(case_dir_args: list[str], pattern: str, payloads: list[str] = 
     return names[0]
 
 
+def commits_between(path: str, name: str, good: str, bad: str) -> list[Commit]:
+    """--repo: the commits from GOOD to BAD, checked (a repository, revisions, one package NAME) before any build."""
+    repo = commits.repository(path)
+    if repo is None:
+        raise UsageError(f"--repo {path} is not a git repository; give a clone of {name} (a work tree or a bare "
+                         "repository)")
+    found = commits.first_parent(repo, good, bad)
+    commits.check_names([found[0], found[-1]], name)
+    return found
+
+
 class Bisection:
     """The search's sessions: the releases, the sides made so far (an overlay each), the sessions taken,
     and the budget (sessions, minutes) they spend."""
 
-    def __init__(self, args, tree: Side, versions: list[str], benchmark: str, out: Output | None = None):
+    def __init__(self, args, tree: Side, versions: list[str], benchmark: str, out: Output | None = None,
+                 history: dict[str, Commit] | None = None):
         self.args, self.tree, self.benchmark, self.out = args, tree, benchmark, out or Output()
         self.versions = versions
+        self.history = history or {}  # label -> commit, when the versions are commits (--repo)
         self.sides: dict[str, Side | None] = {}  # version -> its side, None when it cannot run the benchmark
+        self.skipped: dict[str, str] = {}  # version -> why it cannot run the benchmark
         self.sessions: list[dict] = []
         self.interrupted = False
         self.started = time.monotonic()
@@ -104,8 +123,10 @@ class Bisection:
 
     def side(self, version: str) -> Side | None:
         if version not in self.sides:
-            spec = f"{self.args.name}=={version}"
-            made, _ = sides_with_overlays(self.tree, [version], [[spec, *self.args.with_specs]], self.out.say)
+            commit = self.history.get(version)
+            spec = commit.spec if commit else f"{self.args.name}=={version}"
+            made, left_out = sides_with_overlays(self.tree, [version], [[spec, *self.args.with_specs]], self.out.say,
+                                                 options.build_from(self.args))
             _, _, kind, tier = self.benchmark.split("/")
             # A payload's benchmark needs no --input nor --tier: the side carries the payload.
             filters = {"patterns": [self.benchmark], "tiers": tier if kind in INPUT_KINDS else None,
@@ -114,8 +135,11 @@ class Bisection:
             ok = bool(checked) and self.benchmark in checked[0].runnable
             self.sides[version] = checked[0].side if ok else None
             if checked and not ok:
-                self.out.say(f"{version}: cannot run {self.benchmark}"
-                             + (f" ({checked[0].why})" if checked[0].why else ""))
+                why = checked[0].failed.get(self.benchmark) or checked[0].why or "it does not select the benchmark"
+                self.skipped[version] = f"does not run it: {short_cause(why)}"
+                self.out.say(f"{version}: cannot run {self.benchmark} ({self.skipped[version]})")
+            elif not made:
+                self.skipped[version] = left_out.get(version, "cannot be installed")
         return self.sides[version]
 
     def out_of_budget(self) -> str | None:
@@ -172,18 +196,27 @@ def run(args, out: Output) -> int:
         raise UsageError(f"--max-sessions {args.max_sessions}: give at least 1")
     benchmark = one_benchmark(args.case_dirs, args.benchmark, args.payloads)
     releases.use_index(args.index_url, args.find_links)
-    versions = releases.between(args.name, args.good, args.bad, sys.executable)
-    out.say(f"{len(versions)} releases of {args.name} from {args.good} to {args.bad}: {', '.join(versions)}")
+    good, bad, history = args.good, args.bad, {}
+    if args.repo:
+        found = commits_between(args.repo, args.name, args.good, args.bad)
+        history = {commit.label: commit for commit in found}
+        versions, good, bad = list(history), found[0].label, found[-1].label
+        out.say(f"{len(versions)} commits of {args.name} from {args.good} to {args.bad} (first-parent)")
+    else:
+        versions = releases.between(args.name, args.good, args.bad, sys.executable)
+        out.say(f"{len(versions)} releases of {args.name} from {args.good} to {args.bad}: {', '.join(versions)}")
     interrupt_on_sigterm()
     with work_tree(args.case_dirs) as tree:
         search = Bisection(args, replace(tree, label="work tree", payloads=payload_arguments(args.payloads)), versions,
-                           benchmark, out)
+                           benchmark, out, history)
         result = search.run()
     minutes = (time.monotonic() - search.started) / 60
     took = f"{len(search.sessions)} sessions in {minutes:.1f} min"
-    for line in answer_lines(benchmark, result, args.good, args.bad, args.direction, took):
+    for line in answer_lines(benchmark, result, good, bad, args.direction, took, history, search.skipped):
         out.print(line)
-    out.write("json", lambda: bisect_json(benchmark, args.good, args.bad, result, search.sessions))
+    named = commits.range_name(f"{found[0].repo}@{args.good}..{args.bad}") if history else ""
+    out.write("json", lambda: bisect_json(benchmark, good, bad, result, search.sessions, history, search.skipped,
+                                          named))
     if search.interrupted:
         return 130
     return 0 if result.complete else 1

@@ -1,8 +1,8 @@
 """`python -m serialbench cache list|prune`: the library overlays that --with, compare's --*-with, sweep
-and bisect installed (measure/overlays.py), kept in the user's cache directory so that the next
-call installs nothing. `list` shows each with its size, specs and last use (views/cache_table.py);
-`prune` removes those unused for --keep-days, or the least recently used until the cache fits
---max-size.
+and bisect installed (measure/overlays.py), and the wheels built of commits (measure/commits.py),
+kept in the user's cache directory so that the next call installs (or builds) nothing. `list` shows
+each with its size, specs and last use (views/cache_table.py); `prune` removes those unused for
+--keep-days, or the least recently used until the cache fits --max-size.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ import argparse
 from serialbench.commands.contract import Output, Parser
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_bytes
-from serialbench.measure import overlays
+from serialbench.measure import commits, overlays
 from serialbench.views.cache_table import describe, listing
 
-DESCRIPTION = ("List or prune the library overlays installed for --with, compare's --*-with, sweep and bisect "
-               "(in $XDG_CACHE_HOME/serialbench/overlays, by default ~/.cache/serialbench/overlays).")
+DESCRIPTION = ("List or prune the library overlays installed for --with, compare's --*-with, sweep and bisect, and "
+               "the wheels built of commits (in $XDG_CACHE_HOME/serialbench/overlays and .../builds, by default "
+               "~/.cache/serialbench/).")
 
 
 def arguments(cli: Parser) -> None:
@@ -35,7 +36,7 @@ def arguments(cli: Parser) -> None:
 def run(args, out: Output) -> int:
     if args.action is None:
         raise UsageError("give an action: 'cache list' or 'cache prune --keep-days N | --max-size MB | --all'")
-    cached = overlays.cached_overlays()
+    cached = overlays.cached_overlays([commits.builds_root()])
     if args.action == "list":
         out.print(listing(cached))
         return 0

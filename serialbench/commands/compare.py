@@ -32,7 +32,13 @@ from serialbench.commands.options import (
 )
 from serialbench.core.errors import UsageError
 from serialbench.measure import overlays
-from serialbench.measure.side_setup import check_selection, check_sides, common_benchmarks, with_environment
+from serialbench.measure.side_setup import (
+    check_commits,
+    check_selection,
+    check_sides,
+    common_benchmarks,
+    with_environment,
+)
 from serialbench.measure.sides import Side
 from serialbench.measure.worktrees import checkout, work_tree
 
@@ -51,11 +57,12 @@ def prepared_sides(args, say: Callable[[str], None]) -> Iterator[tuple[Side, Sid
         context = checkout([args.base, args.head], ["BASE", "HEAD"], args.case_dirs)
     else:
         context = work_tree(args.case_dirs)
+    build = options.build_from(args)
     with context as found:
         trees = found if args.base is not None else [dataclasses.replace(found, label=label)
                                                      for label in ("BASE", "HEAD")]
         sides = [with_environment(dataclasses.replace(side, payloads=payload_arguments(args.payloads)), python, specs,
-                                  say)
+                                  say, build)
                  for side, python, specs in zip(trees, (args.base_python, args.head_python),
                                                 (args.base_with, args.head_with))]
         yield sides[0], sides[1]
@@ -72,6 +79,7 @@ def arguments(cli: Parser) -> None:
                          help=f"install SPEC for {side.upper()} only, first on its sys.path (repeatable): "
                               + overlays.SPEC_HELP)
         cli.add_argument(f"--{side}-python", metavar="PY", help=f"run {side.upper()}'s workers with this interpreter")
+    options.add_build_arguments(cli)
     add_filter_arguments(cli)
     add_session_arguments(cli)
     for mode, help_text in COUNTS.items():
@@ -112,6 +120,7 @@ def run(args, out: Output) -> int:
     mode = count_mode(args)
     if args.base is None:  # both sides run the work tree's cases: the user's typo is said before any install
         check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)
+    check_commits([*args.base_with, *args.head_with])  # before any build
     interrupt_on_sigterm()
     with prepared_sides(args, out.say) as (base, head):
         checked = check_sides((base, head), filters(args.patterns, args.tier, args.input), out.say)

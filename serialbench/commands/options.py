@@ -71,6 +71,26 @@ def add_with_argument(cli, who: str = "this command") -> None:
                      help=f"install SPEC into an overlay first on sys.path for {who} (repeatable): {SPEC_HELP}")
 
 
+def add_build_arguments(cli) -> None:
+    """What a commit's build (PATH@REV, measure/commits.py) gets besides what the commit declares."""
+    cli.add_argument("--build-with", dest="build_tools", action="append", default=[], metavar="SPEC",
+                     help="a build tool every commit's build needs and may not declare (repeatable, e.g. cython): "
+                          "the build then runs in an environment of its own with the commit's build requirements "
+                          "and these")
+    cli.add_argument("--build-requirements", metavar="FILE",
+                     help="a requirements file in each commit's own tree (e.g. requirements.txt), installed into its "
+                          "build environment: the tools it pinned at that commit")
+    cli.add_argument("--build-step", dest="build_steps", action="append", default=[], metavar="CMD",
+                     help="a shell command run in each commit's clean tree before pip builds it (repeatable, e.g. "
+                          "'cython msgpack/_cmsgpack.pyx'), with the --build-with tools on PATH")
+
+
+def build_from(args):
+    from serialbench.measure.commits import Build
+
+    return Build(tuple(args.build_tools), tuple(args.build_steps), args.build_requirements or "")
+
+
 def add_index_arguments(cli) -> None:
     """Where a range of releases is looked up and installed from (pip's own settings otherwise)."""
     cli.add_argument("--index-url", metavar="URL", help="package index to list and install releases from "

@@ -13,6 +13,7 @@ release before the part; `--merge` joins the parts' --json files into one table.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import socket
 import sys
@@ -31,12 +32,18 @@ from serialbench.commands.options import (
     settings_from,
 )
 from serialbench.core.errors import UsageError
-from serialbench.measure import overlays, releases
+from serialbench.measure import commits, overlays, releases
 from serialbench.measure.engine import run_session
 from serialbench.measure.session import Session, Settings
-from serialbench.measure.side_setup import check_selection, check_sides, sides_with_overlays
+from serialbench.measure.side_setup import (
+    check_commits,
+    check_selection,
+    check_sides,
+    sides_with_overlays,
+    with_environment,
+)
 from serialbench.measure.sides import Side
-from serialbench.measure.worktrees import work_tree
+from serialbench.measure.worktrees import cases_repository, checkout, work_tree
 from serialbench.results import kinds
 from serialbench.results.paths import safe_stem
 from serialbench.results.session_files import machine_metadata, write_session_files
@@ -51,15 +58,20 @@ DESCRIPTION = ("Time a library's releases (or any sides) in one interleaved sess
 
 def arguments(cli: Parser) -> None:
     cli.add_argument("specs", nargs="*", metavar="SPEC",
-                     help=f"a side, in order (the first is the anchor): {overlays.SPEC_HELP}, or a range, "
-                          "'tritonclient>=2.44,<=2.50': every release the index has in it")
+                     help=f"a side, in order (the first is the anchor): {overlays.SPEC_HELP}, or a range: "
+                          "'tritonclient>=2.44,<=2.50', every release the index has in it; PATH@A..B, A and every "
+                          "commit after it on B's first-parent line, each built from a clean tree")
     cli.add_argument("--steps", type=int, metavar="N", help="time N of the releases, spread evenly, always the "
                                                             "first and the last")
     cli.add_argument("--shard", metavar="K/N", help="time the K-th of N parts of the releases (with the anchor "
                                                     "and the release before the part); join them with --merge")
     cli.add_argument("--merge", nargs="+", metavar="FILE", help="join the --json files of a sweep's parts into "
                                                                 "one table (no timing)")
+    cli.add_argument("--revisions", metavar="A..B",
+                     help="instead of SPECs, the revisions of the repository holding the cases (serialbench's own, "
+                          "or --cases DIR's): A, then every commit after it on B's first-parent line, as asv run A..B")
     add_with_argument(cli, "every side (e.g. a dependency at one version)")
+    options.add_build_arguments(cli)
     add_index_arguments(cli)
     add_filter_arguments(cli)
     add_session_arguments(cli)
@@ -77,17 +89,30 @@ def run(args, out: Output) -> int:
         sweep = merge(parts)
         return output(sweep, out, f"{len(parts)} parts merged; each step's verdict is from the part that timed "
                                    "both of its releases")
-    if not args.specs:
-        raise UsageError("give the sides to sweep: two SPECs or more, or a range such as 'tritonclient>=2.44,<=2.50'")
+    if args.revisions and (args.specs or args.shard):
+        raise UsageError("--revisions sweeps the cases' own revisions: give no SPEC nor --shard with it "
+                         "(--with SPEC applies to every revision)")
+    if not args.specs and not args.revisions:
+        raise UsageError("give the sides to sweep: two SPECs or more, or a range such as 'tritonclient>=2.44,<=2.50' "
+                         "or PATH@A..B (commits of a git repository)")
     settings = settings_from(args)
     min_effect = options.min_effect(args)
     shard = releases.parse_shard(args.shard)
-    check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)
+    build = options.build_from(args)
+    if not args.revisions:  # a revision of the cases may select what this work tree does not have
+        check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)
     releases.use_index(args.index_url, args.find_links)
-    specs = releases.spread([s for spec in args.specs for s in releases.expand(spec, sys.executable)], args.steps)
+    if args.revisions:
+        found = commits.expand_range(f"{cases_repository(args.case_dirs)}@{args.revisions}")
+        specs = [commit.sha for commit in releases.spread(found, args.steps)]
+        history, described = f"{args.revisions} of the cases (first-parent)", {c.sha[:8]: c for c in found}
+    else:
+        specs = releases.spread([s for spec in args.specs for s in releases.expand(spec, sys.executable)], args.steps)
+        history = "; ".join(commits.range_name(spec) for spec in args.specs if commits.is_range(spec))
+        described = check_commits(specs)  # every commit's package name, before anything is built
     if len(specs) < 2:
         raise UsageError(f"one side ({specs[0]}) is nothing to sweep: give two SPECs or more, or a range")
-    all_labels = releases.labels(specs)
+    all_labels = [sha[:8] for sha in specs] if args.revisions else releases.labels(specs)
     labels, own = all_labels, all_labels
     if shard:
         label_of = dict(zip(specs, all_labels))
@@ -96,9 +121,7 @@ def run(args, out: Output) -> int:
         say(f"part {shard[0]}/{shard[1]}: {', '.join(labels)}")
     interrupt_on_sigterm()
     started = time.monotonic()
-    with work_tree(args.case_dirs) as tree:
-        tree = dataclasses.replace(tree, payloads=payload_arguments(args.payloads))
-        sides, left_out = sides_with_overlays(tree, labels, [[spec, *args.with_specs] for spec in specs], say)
+    with sides_of(args, specs, labels, build, say) as (sides, left_out):
         checked = check_sides(sides, filters(args.patterns, args.tier, args.input), say)
         for item in checked:
             if not item.runnable:
@@ -107,7 +130,7 @@ def run(args, out: Output) -> int:
         usable = [item for item in checked if item.runnable]
         if len(usable) < 2:
             raise UsageError(f"fewer than two sides can run the selection ({len(usable)}); nothing to sweep")
-        if not shard and len(usable) < len(specs) and any(len(overlays.requirement_set(s)) > 1 for s in specs):
+        if not shard and len(usable) < len(specs) and any(len(releases.requirement_set(s)) > 1 for s in specs):
             usable = relabelled(usable, specs)
             own = [item.side.label for item in usable]
         groups = side_groups(usable, say)
@@ -130,7 +153,9 @@ def run(args, out: Output) -> int:
     order = {name: index for index, name in enumerate(n for item in usable for n in item.listed)}
     rows = sorted(sweep_rows(parts, min_effect), key=lambda row: order.get(row.name, len(order)))
     sweep = Sweep(columns, rows, min_effect, machines(parts), all_labels, [c for c in own if c in columns], shard,
-                  left_out, selections=[step for _, judges in parts for step in judges.selections()], files=files)
+                  left_out, selections=[step for _, judges in parts for step in judges.selections()], files=files,
+                  commits={label: described[label].as_json() for label in all_labels if label in described},
+                  history=history)
     failed = {name: why for session, _ in parts for name, why in session.failed.items()}
     rounds = max((session.rounds for session, _ in parts), default=0)
     status = output(sweep, out, f"{len(rows)} benchmarks x {len(columns)} sides, {rounds} rounds at most, "
@@ -142,6 +167,21 @@ def run(args, out: Output) -> int:
         say("interrupted: the table is of the rounds taken; exit status 130")
         return 130
     return status
+
+
+@contextlib.contextmanager
+def sides_of(args, specs: list[str], labels: list[str], build, say):
+    """The sides before they are checked, and those left out (label -> why): the work tree's cases
+    with an overlay per SPEC, or (--revisions) a worktree per revision of the cases, --with on each."""
+    payloads = payload_arguments(args.payloads)
+    if not args.revisions:
+        with work_tree(args.case_dirs) as tree:
+            tree = dataclasses.replace(tree, payloads=payloads)
+            yield sides_with_overlays(tree, labels, [[spec, *args.with_specs] for spec in specs], say, build)
+        return
+    with checkout(specs, labels, args.case_dirs) as trees:
+        yield [with_environment(dataclasses.replace(tree, payloads=payloads), None, args.with_specs, say, build)
+               for tree in trees], {}
 
 
 def read(path: str) -> str:

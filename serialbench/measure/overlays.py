@@ -28,7 +28,8 @@ from serialbench.core.errors import UsageError
 
 MANIFEST = "serialbench-overlay.json"
 IGNORED_DIRS = {".git", "__pycache__", ".venv", "build", "dist", ".tox", ".mypy_cache", ".pytest_cache"}
-SPEC_HELP = ("name==version, a wheel, an sdist (.tar.gz), a local checkout, or several of them for one side: "
+SPEC_HELP = ("name==version, a wheel, an sdist (.tar.gz), a local checkout, a commit of a library's git repository "
+             "(PATH@REV, built from a clean tree), or several of them for one side: "
              "'protobuf==4.21.12 tritonclient[grpc]==2.30.0' or a requirements file (.txt)")
 
 
@@ -199,11 +200,11 @@ class Cached:
         return bool(self.specs)
 
 
-def cached_overlays() -> list[Cached]:
-    """Every directory of the cache, least recently used first."""
-    root = cache_root()
+def cached_overlays(roots: Sequence[Path] = ()) -> list[Cached]:
+    """Every directory of the cache (and of the other `roots` that keep a manifest per directory, as
+    commits' builds do), least recently used first."""
     found = []
-    for directory in sorted(root.iterdir()) if root.is_dir() else []:
+    for directory in [d for root in (cache_root(), *roots) if root.is_dir() for d in sorted(root.iterdir())]:
         if not directory.is_dir():
             continue
         manifest_path = directory / MANIFEST

@@ -16,8 +16,10 @@ from collections.abc import Sequence
 
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import last_line
-from serialbench.measure.overlays import local_path, requirement_set
+from serialbench.measure import commits
+from serialbench.measure.overlays import local_path
 from serialbench.measure.overlays import normalized as overlays_normalized
+from serialbench.measure.overlays import requirement_set as package_set
 
 
 def use_index(index_url: str | None, find_links: Sequence[str]) -> None:
@@ -69,9 +71,18 @@ def index_versions(name: str, python: str) -> list[str]:
     return [str(v) for v in sorted(set(versions)) if not v.is_prerelease]
 
 
+def requirement_set(spec: str) -> list[str]:
+    """The specs one SPEC stands for (overlays.requirement_set); a commit, PATH@REV, is one whatever
+    its path holds (spaces included)."""
+    return [spec] if commits.is_commit_spec(spec) else package_set(spec)
+
+
 def expand(spec: str, python: str) -> list[str]:
-    """A range to one pinned spec per release in it ('tritonclient==2.44.0', ...); any other spec as it is.
-    A set of specs for one side (requirement_set) is one side: its members are pinned, not ranges."""
+    """A range to one pinned spec per release in it ('tritonclient==2.44.0', ...), or per commit of a
+    git range (PATH@A..B: measure/commits.py); any other spec as it is. A set of specs for one side
+    (requirement_set) is one side: its members are pinned, not ranges."""
+    if commits.is_range(spec):
+        return [commit.spec for commit in commits.expand_range(spec)]
     members = requirement_set(spec)
     if len(members) > 1 or members[0] != spec:
         ranges = [member for member in members if is_range(member)]
@@ -156,7 +167,9 @@ def labels(specs: Sequence[str]) -> list[str]:
 
 
 def _member_label(spec: str) -> str:
-    """'protobuf 4.21.12', a local path's name, or the spec as given."""
+    """'protobuf 4.21.12', a commit ('9f9bdae0', 'v1.2.0'), a local path's name, or the spec as given."""
+    if commits.is_commit_spec(spec):
+        return commits.label(spec)
     pin, path = _pin(spec), local_path(spec)
     if pin:
         return f"{pin[0]} {pin[1]}"

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import last_line
-from serialbench.measure import overlays
+from serialbench.measure import commits, overlays
 from serialbench.measure.sides import Side, worker_environment
 
 CHECK_SCRIPT = Path(__file__).with_name("side_check.py")
@@ -173,9 +173,13 @@ def name_sides(checked: Sequence[Checked]) -> list[Checked]:
 
 def local_mark(side: Side, distribution: str) -> str:
     """' (local: ./msgpack-1.1.2)' when a local build (a checkout, an sdist) put it in the overlay:
-    its version says nothing of its edits. A wheel file is a build already made, named by its version."""
+    its version says nothing of its edits. A wheel file is a build already made, named by its version;
+    one built from a commit (measure/commits.py) by its commit: ' (commit 9f9bdae0)'."""
     spec = overlays.spec_of(side.overlay, distribution) if side.overlay else None
     path = overlays.local_path(spec) if spec else None
+    commit = commits.built_commit(path) if path else None
+    if commit:
+        return f" (commit {commit[:commits.LABEL_LENGTH]})"
     if path is None or path.name.endswith(".whl"):
         return ""
     return f" (local: {path.name if path.is_file() else spec})"
@@ -202,17 +206,37 @@ def common_benchmarks(checked: Sequence[Checked], say: Callable[[str], None]) ->
     return common
 
 
-def with_environment(side: Side, python: str | None, specs: Sequence[str], say: Callable[[str], None]) -> Side:
+def with_environment(side: Side, python: str | None, specs: Sequence[str], say: Callable[[str], None],
+                     build: commits.Build = commits.DECLARED_ONLY) -> Side:
     if python:
         python = resolve_python(python)
         side = dataclasses.replace(side, python=python,
                                    python_version=overlays.interpreter_identity(python)["version"].split()[0])
     if specs:
-        directory, installed, fresh = overlays.overlay(specs, side.python, say)
+        directory, installed, fresh = overlays.overlay(installable(specs, side.python, build, say), side.python, say)
         if not fresh:
             say(f"{side.label}: {', '.join(installed)} (cached overlay {directory})")
         side = dataclasses.replace(side, overlay=directory, specs=tuple(specs), installed=tuple(installed))
     return side
+
+
+def installable(specs: Sequence[str], python: str, build: commits.Build, say: Callable[[str], None]) -> list[str]:
+    """The specs as pip installs them: a commit (PATH@REV) as the wheel built from it (measure/commits.py);
+    a commit that does not build raises commits.BuildFailed, one line."""
+    return [str(commits.wheel(commits.commit_of(spec), python, build, say)) if commits.is_commit_spec(spec) else spec
+            for spec in specs]
+
+
+def check_commits(specs: Sequence[str]) -> dict[str, commits.Commit]:
+    """The commits among the specs (PATH@REV), each checked before anything is built: its revision
+    exists, and the commits of one repository build one package. Returns label -> commit."""
+    found = {commits.label(spec): commits.commit_of(spec) for spec in specs if commits.is_commit_spec(spec)}
+    by_repository: dict[Path, list[commits.Commit]] = {}
+    for commit in found.values():
+        by_repository.setdefault(commit.repo, []).append(commit)
+    for group in by_repository.values():
+        commits.check_names(group)
+    return found
 
 
 def resolve_python(python: str) -> str:
@@ -231,7 +255,8 @@ def run_with_overlay(command: str, argv: Sequence[str], specs: Sequence[str], sa
     could not undo. Returns the command's exit status."""
     from serialbench.catalog.discovery import PACKAGE_DIR
 
-    directory, installed, _ = overlays.overlay(specs, sys.executable, say)
+    directory, installed, _ = overlays.overlay(installable(specs, sys.executable, commits.DECLARED_ONLY, say),
+                                               sys.executable, say)
     say(f"with {', '.join(installed) or 'nothing'} first on sys.path (overlay {directory})")
     side = Side("with", PACKAGE_DIR.parent, overlay=directory)
     env = {**worker_environment(side), ACTIVE_OVERLAY: str(directory)}
@@ -246,7 +271,8 @@ def overlay_active() -> bool:
 def overlay_here(specs: Sequence[str], say: Callable[[str], None]) -> list[str]:
     """The run's --with: the overlay first on this process's sys.path (the selection finds the
     libraries it brings) and on PYTHONPATH, which the run's workers inherit. Returns what it holds."""
-    directory, installed, _ = overlays.overlay(specs, sys.executable, say)
+    directory, installed, _ = overlays.overlay(installable(specs, sys.executable, commits.DECLARED_ONLY, say),
+                                               sys.executable, say)
     say(f"with {', '.join(installed) or 'nothing'} first on sys.path (overlay {directory})")
     inherited = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join([str(directory), *([inherited] if inherited else [])])
@@ -255,14 +281,15 @@ def overlay_here(specs: Sequence[str], say: Callable[[str], None]) -> list[str]:
 
 
 def sides_with_overlays(tree: Side, labels: Sequence[str], specs: Sequence[Sequence[str]],
-                        say: Callable[[str], None]) -> tuple[list[Side], dict[str, str]]:
-    """One side per label, each with its own overlay (sweep, bisect); a side whose install fails is
-    named, left out, and the others go on. Returns (sides, left out: label -> why)."""
+                        say: Callable[[str], None],
+                        build: commits.Build = commits.DECLARED_ONLY) -> tuple[list[Side], dict[str, str]]:
+    """One side per label, each with its own overlay (sweep, bisect); a side whose install (or a
+    commit's build) fails is named, left out, and the others go on. Returns (sides, left out: label -> why)."""
     sides, left_out = [], {}
     for label, side_specs in zip(labels, specs):
         try:
-            sides.append(with_environment(dataclasses.replace(tree, label=label), None, side_specs, say))
+            sides.append(with_environment(dataclasses.replace(tree, label=label), None, side_specs, say, build))
         except UsageError as exc:
-            left_out[label] = str(exc)
-            say(f"{label}: left out: {exc}")
+            left_out[label] = getattr(exc, "why", str(exc))
+            say(f"{label}: left out: {left_out[label]}")
     return sides, left_out

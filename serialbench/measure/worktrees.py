@@ -95,6 +95,18 @@ def _copy_uncommitted(repo: Path, snapshot: Path) -> bool:
     return bool(tracked_changed.strip("\0"))
 
 
+def cases_repository(case_dirs: Sequence[str] = ()) -> Path:
+    """The repository whose revisions are compared: the first --cases DIR's, else serialbench's own."""
+    if case_dirs:
+        return toplevel(Path(case_dirs[0]))
+    project = project_repository()
+    if project is None:
+        raise UsageError(f"comparing revisions needs a git checkout of the cases, and this serialbench is installed "
+                         f"({PACKAGE_DIR}): clone serialbench, give --cases DIR in a git repository, or compare "
+                         "environments (--base-with/--head-with SPEC, --base-python/--head-python PY)")
+    return project
+
+
 @contextlib.contextmanager
 def checkout(revisions: Sequence[str | None], labels: Sequence[str],
              case_dirs: Sequence[str] = ()) -> Iterator[list[Side]]:
@@ -103,16 +115,8 @@ def checkout(revisions: Sequence[str | None], labels: Sequence[str],
     The revisions are of the repository holding the cases: serialbench's own, or the repository of
     the first --cases DIR when that lies elsewhere (then serialbench itself runs from here).
     """
-    project = project_repository()
-    if case_dirs:
-        repo = toplevel(Path(case_dirs[0]))
-    elif project is None:
-        raise UsageError(f"comparing revisions needs a git checkout of the cases, and this serialbench is installed "
-                         f"({PACKAGE_DIR}): clone serialbench, give --cases DIR in a git repository, or compare "
-                         "environments (--base-with/--head-with SPEC, --base-python/--head-python PY)")
-    else:
-        repo = project
-    own = repo == project
+    repo = cases_repository(case_dirs)
+    own = repo == project_repository()
     commits = [resolve(repo, revision or "HEAD") for revision in revisions]
     scratch = Path(tempfile.mkdtemp(prefix="serialbench-compare-"))
     added: list[Path] = []

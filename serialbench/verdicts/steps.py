@@ -76,6 +76,8 @@ class Sweep:
     notes: list[str] = field(default_factory=list)
     selections: list[Step] = field(default_factory=list)  # each step's verdict on the whole selection
     files: list[str] = field(default_factory=list)  # the names of the side files its sessions wrote
+    commits: dict[str, dict] = field(default_factory=dict)  # side -> its commit (measure/commits.py Commit.as_json)
+    history: str = ""  # the git range the sides are commits of: 'msgpack-python v1.1.2..v1.2.0 (first-parent)'
 
     @property
     def anchor(self) -> str:
@@ -219,7 +221,8 @@ def merge(parts: Sequence[Sweep]) -> Sweep:
     selections = [step for part in parts for step in part.selections if owner.get(step.after) is part]
     return Sweep(columns, rows, first.min_effect, machines, list(first.releases), columns, None, left_out,
                  notes + machine_notes(machines), selections,
-                 files=list(dict.fromkeys(name for part in parts for name in part.files)))
+                 files=list(dict.fromkeys(name for part in parts for name in part.files)),
+                 commits={k: v for part in parts for k, v in part.commits.items()}, history=first.history)
 
 
 def machine_notes(machines: dict[str, dict]) -> list[str]:

@@ -8,9 +8,15 @@ how much of it the steps found account for (the rest: steps not found, spread, o
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from serialbench.core.formatting import format_interval
 from serialbench.verdicts.bisection import Result
 from serialbench.verdicts.steps import Step
+
+if TYPE_CHECKING:
+    from serialbench.measure.commits import Commit
 
 
 def step_text(step: Step) -> str:
@@ -18,23 +24,40 @@ def step_text(step: Step) -> str:
     return f"{step.before} -> {step.after}: {step.verdict}, {format_interval(step.change, step.low, step.high)}"
 
 
+def commit_text(commit: Commit) -> str:
+    """'9f9bdae0 2026-08-14 Convert Packer's buf_size once (#726); files: msgpack/_packer.pyx, test/test_pack.py'."""
+    shown = ", ".join(commit.files[:6]) + (f" and {len(commit.files) - 6} more" if len(commit.files) > 6 else "")
+    return f"{commit.label} {commit.date} {commit.subject}; files: {shown or 'none'}"
+
+
 def share_text(result: Result, step: Step) -> str:
     share = result.share(step)
     return "" if share is None else f", {share * 100:.0f}% of the whole change"
 
 
-def answer_lines(benchmark: str, result: Result, good: str, bad: str, direction: str, took: str) -> list[str]:
+def answer_lines(benchmark: str, result: Result, good: str, bad: str, direction: str, took: str,
+                 history: Mapping[str, Commit] | None = None, skipped: Mapping[str, str] | None = None) -> list[str]:
+    """The answer; over commits (history: label -> commit), each step's commit is named under it, with
+    its date, subject and files, and every commit skipped is named with why."""
+    history, skipped = history or {}, skipped or {}
+
+    def named(step: Step) -> list[str]:
+        commit = history.get(step.after)
+        return [f"  commit {commit_text(commit)}"] if commit else []
+
     lines = []
     steps = result.steps
     if len(steps) == 1:
         (step,) = steps
         lines.append(f"{benchmark}: changed at {step.after} (after {step.before}): {step.verdict}, "
                      f"{format_interval(step.change, step.low, step.high)}{share_text(result, step)}; {took}")
+        lines += named(step)
     elif steps:
         whole = result.whole
         lines.append(f"{benchmark}: {len(steps)} steps from {good} to {bad}, whose whole change is {whole.verdict}, "
                      f"{format_interval(whole.change, whole.low, whole.high)}; {took}")
-        lines += [f"  {step_text(step)}{share_text(result, step)}" for step in steps]
+        for step in steps:
+            lines += [f"  {step_text(step)}{share_text(result, step)}", *(" " + line for line in named(step))]
         shares = [result.share(step) for step in steps]
         if all(share is not None for share in shares):
             lines.append(f"  the steps found: {sum(shares) * 100:.0f}% of the whole change")
@@ -46,6 +69,8 @@ def answer_lines(benchmark: str, result: Result, good: str, bad: str, direction:
         said = f", whose whole change is {whole.verdict}, {format_interval(whole.change, whole.low, whole.high)}" \
             if whole else ""
         lines.append(f"{benchmark}: no step found from {good} to {bad}{said}; {took}")
+    lines += [f"skipped: {label}{f' ({history[label].subject})' if label in history else ''}: {why}"
+              for label, why in skipped.items()]
     for bracket, why in result.unsearched:
         step = bracket.step
         verdict = f" ({step.verdict}, {format_interval(step.change, step.low, step.high)})" if step else ""

@@ -12,6 +12,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from serialbench.core import stats
 from serialbench.core.errors import UsageError
@@ -21,6 +22,9 @@ from serialbench.verdicts.steps import Step, Sweep, SweepRow
 from serialbench.views.columns import number as _number
 from serialbench.views.columns import records
 from serialbench.views.verdict_table import compare_columns, lines, verdict_columns
+
+if TYPE_CHECKING:
+    from serialbench.measure.commits import Commit
 
 SWEEP_FORMAT = 1
 
@@ -75,6 +79,7 @@ def sweep_json(sweep: Sweep) -> str:
         "selection": [{**_step(step), "benchmarks": step.benchmarks, "names": list(step.names)}
                       for step in sweep.selections],
         "files": sweep.files,  # the side files it wrote: the site gives its page these and no others
+        "commits": sweep.commits, "history": sweep.history or None,  # sides that are commits of a git history
     })
 
 
@@ -94,7 +99,8 @@ def sweep_from_json(text: str, path: str) -> Sweep:
                      data.get("own") or sides, shard, data.get("left_out", {}),
                      selections=[replace(_read_step(s), benchmarks=s.get("benchmarks", 0),
                                          names=tuple(s.get("names", ()))) for s in data.get("selection", [])],
-                     files=[str(name) for name in data.get("files", [])])
+                     files=[str(name) for name in data.get("files", [])], commits=dict(data.get("commits") or {}),
+                     history=str(data.get("history") or ""))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{path} is not a sweep's --json file ({type(exc).__name__}: {exc}); give the files "
                          "that 'sweep --json FILE' wrote") from None
@@ -107,12 +113,18 @@ def _read_step(data: dict) -> Step:
     return Step(data["from"], data["to"], change, low, high, data["verdict"], data.get("rounds", 0))
 
 
-def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: Sequence[dict]) -> str:
+def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: Sequence[dict],
+                history: Mapping[str, Commit] | None = None, skipped: Mapping[str, str] | None = None,
+                named: str = "") -> str:
     """The steps found (each with its share of the whole change), the whole change, what was left
     unsearched and why, and every session. changed_at ... verdict: the first step, as before bisect
-    found several; uncertain: the notes, joined."""
+    found several; uncertain: the notes, joined. Over commits (--repo): each commit of the range
+    (commits, in order), those skipped and why, and the range (history)."""
     first = result.steps[0] if result.steps else None
+    commits = {label: commit.as_json() for label, commit in (history or {}).items()}
     return _dump({
+        **({"commits": commits, "order": list(commits), "skipped": dict(skipped or {}), "history": named}
+           if commits else {}),
         "benchmark": benchmark, "good": good, "bad": bad,
         "changed_at": first.after if first else None,
         "previous": first.before if first else None,

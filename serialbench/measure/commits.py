@@ -1,0 +1,371 @@
+"""Sides from a library's git history: `PATH@REV` names a commit of the git repository at PATH (a
+work tree or a bare repository), and `PATH@A..B` the commits from A to B on B's first-parent line
+(A included: merges count as one commit each, as `git log --first-parent` lists them).
+
+A commit becomes a side through a wheel built from a clean tree of its own: a fresh clone checked
+out at the commit, so that nothing the user's work tree holds (edits, files another build
+generated and git ignores, such as a Cython .c file) can leak into it. The wheel is then installed
+as any local wheel (measure/overlays.py). Builds are cached by the commit's tree hash, the
+interpreter and the build options, failures included: a second search over the same range builds
+nothing. A build that fails is a `BuildFailed` whose message is one line, the first cause pip's
+output names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from serialbench.core.errors import UsageError
+from serialbench.core.formatting import last_line
+
+BUILD_RECORD = "serialbench-overlay.json"  # the overlays' manifest name: `cache list` and `prune` see builds too
+FULL_SHA = re.compile(r"[0-9a-f]{40}")
+LABEL_LENGTH = 8
+# pip's own lines around a failed build: they say that it failed, not why.
+PIP_NOISE = re.compile(r"^(error: subprocess-exited-with-error|error: metadata-generation-failed|error: "
+                       r"failed-wheel-build|ERROR: Failed|ERROR: Could not build|note: |exit code: |"
+                       r"\[end of output\]|Building wheel for|Preparing metadata|hint: |See above for|.*did not run "
+                       r"successfully|Failed to build|\[\d+ lines? of output\]|Traceback|ERROR: Failed building)")
+
+
+class BuildFailed(UsageError):
+    """A commit that could not be built: `why` is the one-line cause, str() names the commit too."""
+
+    def __init__(self, why: str, label: str = ""):
+        super().__init__(f"commit {label} {why}" if label else why)
+        self.why = why
+
+
+@dataclass(frozen=True)
+class Build:
+    """What every commit's build gets besides what it declares: --build-with tools, a requirements file
+    of each commit's own tree (--build-requirements: its pins at that commit), --build-step commands."""
+
+    tools: tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()
+    requirements: str = ""  # a path inside the commit's tree
+
+    @property
+    def own_environment(self) -> bool:
+        """Whether the build needs an environment of its own (pip's isolated one holds only what is declared)."""
+        return bool(self.tools or self.requirements)
+
+
+DECLARED_ONLY = Build()  # a commit built with what it declares, nothing more
+
+
+@dataclass(frozen=True)
+class Commit:
+    repo: Path
+    sha: str
+    subject: str = ""
+    date: str = ""  # the author date, YYYY-MM-DD
+    files: tuple[str, ...] = ()  # changed against its first parent
+
+    @property
+    def label(self) -> str:
+        return self.sha[:LABEL_LENGTH]
+
+    @property
+    def line(self) -> str:
+        """'9f9bdae0 2026-08-14 Convert Packer's buf_size once (#726), 2 files'."""
+        return f"{self.label} {self.date} {self.subject}, {len(self.files)} file{'s' if len(self.files) != 1 else ''}"
+
+    @property
+    def spec(self) -> str:
+        return f"{self.repo}@{self.sha}"
+
+    def as_json(self) -> dict:
+        return {"sha": self.sha, "subject": self.subject, "date": self.date, "files": list(self.files)}
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise UsageError(f"git {' '.join(args)} in {repo}: {last_line(done.stderr) or 'failed'}")
+    return done.stdout
+
+
+def repository(path: str) -> Path | None:
+    """The git repository at `path` (its top level, or the bare repository itself), or None."""
+    where = Path(path).expanduser()
+    if not where.is_dir():
+        return None
+    done = subprocess.run(["git", "-C", str(where), "rev-parse", "--is-bare-repository", "--show-toplevel"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        return None
+    lines = done.stdout.split()
+    return where.resolve() if lines[0] == "true" else Path(lines[1]).resolve()
+
+
+def split_spec(spec: str) -> tuple[str, str] | None:
+    """('PATH', 'REV') when the spec is PATH@REV with PATH an existing directory, else None (a pip
+    requirement such as 'name @ https://...' names no directory)."""
+    path, at, revision = spec.rpartition("@")
+    if not at or not path or not revision or not Path(path).expanduser().is_dir():
+        return None
+    return path, revision
+
+
+def is_commit_spec(spec: str) -> bool:
+    return split_spec(spec) is not None
+
+
+def repository_of(spec: str) -> tuple[Path, str]:
+    """The repository and revision of a PATH@REV spec, or a one-line error naming what PATH is."""
+    path, revision = split_spec(spec) or ("", "")
+    repo = repository(path)
+    if repo is None:
+        raise UsageError(f"{spec!r}: {path} is not a git repository; give PATH@REV with PATH a clone of the "
+                         "library (a work tree or a bare repository)")
+    return repo, revision
+
+
+def resolve(repo: Path, revision: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise UsageError(f"{revision!r} is not a revision of {repo}; give a commit, branch or tag")
+    return done.stdout.strip()
+
+
+def describe(repo: Path, sha: str) -> Commit:
+    """The commit with its subject, date and the files it changed against its first parent."""
+    head = git(repo, "log", "-1", "--format=%H%x00%ad%x00%s", "--date=short", sha).rstrip("\n").split("\0")
+    files = git(repo, "diff-tree", "-r", "--root", "--name-only", "--no-commit-id", "-m", "--first-parent", sha)
+    return Commit(repo, head[0], head[2], head[1], tuple(files.split()))
+
+
+def commit_of(spec: str) -> Commit:
+    repo, revision = repository_of(spec)
+    return describe(repo, resolve(repo, revision))
+
+
+def first_parent(repo: Path, good: str, bad: str) -> list[Commit]:
+    """GOOD, then every commit after it on BAD's first-parent line up to BAD, oldest first."""
+    low, high = resolve(repo, good), resolve(repo, bad)
+    if subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", low, high]).returncode != 0:
+        raise UsageError(f"{good} is not an ancestor of {bad} in {repo}; give the older commit first (GOOD..BAD)")
+    later = git(repo, "rev-list", "--first-parent", "--reverse", f"{low}..{high}").split()
+    if not later:
+        raise UsageError(f"{good}..{bad} holds no commit after {good}; give an older GOOD or a later BAD")
+    return [describe(repo, sha) for sha in [low, *later]]
+
+
+def repository_name(repo: Path) -> str:
+    return repo.name.removesuffix(".git")
+
+
+def range_name(spec: str) -> str:
+    """'msgpack-python v1.1.2..v1.2.0 (first-parent)' for PATH@v1.1.2..v1.2.0."""
+    repo, revisions = repository_of(spec)
+    return f"{repository_name(repo)} {revisions} (first-parent)"
+
+
+def is_range(spec: str) -> bool:
+    found = split_spec(spec)
+    return found is not None and ".." in found[1]
+
+
+def expand_range(spec: str) -> list[Commit]:
+    """PATH@A..B to its commits (first_parent)."""
+    repo, revisions = repository_of(spec)
+    good, _, bad = revisions.partition("..")
+    if not good or not bad or ".." in bad:
+        raise UsageError(f"{spec!r}: give a range as PATH@GOOD..BAD (e.g. ../msgpack-python@v1.1.2..v1.2.0)")
+    return first_parent(repo, good, bad)
+
+
+def label(spec: str) -> str:
+    """A commit side's column label: the revision as given ('v1.2.0'), a full sha shortened."""
+    _, revision = split_spec(spec) or ("", spec)
+    return revision[:LABEL_LENGTH] if FULL_SHA.fullmatch(revision) else revision
+
+
+def package_name(repo: Path, sha: str) -> str | None:
+    """The distribution a commit builds, as its metadata files say it (pyproject.toml's [project],
+    setup.cfg's [metadata], a literal name= in setup.py); None when none says it without building."""
+    def show(name: str) -> str | None:
+        done = subprocess.run(["git", "-C", str(repo), "show", f"{sha}:{name}"], capture_output=True, text=True)
+        return done.stdout if done.returncode == 0 else None
+
+    text = show("pyproject.toml")
+    if text:
+        try:
+            name = tomllib.loads(text).get("project", {}).get("name")
+        except tomllib.TOMLDecodeError:
+            name = None
+        if name:
+            return name
+    for file, pattern in (("setup.cfg", r"^\[metadata\][^\[]*?^name\s*=\s*(\S+)"),
+                          ("setup.py", r"\bname\s*=\s*['\"]([A-Za-z0-9._-]+)['\"]")):
+        text = show(file)
+        found = text and re.search(pattern, text, re.M | re.S)
+        if found:
+            return found[1]
+    return None
+
+
+def check_names(commits: Sequence[Commit], expected: str | None = None) -> str | None:
+    """The one package name the commits build (their metadata's), or a one-line error when one differs."""
+    from serialbench.measure.overlays import normalized
+
+    names = {commit.label: package_name(commit.repo, commit.sha) for commit in commits}
+    wanted = expected or next((name for name in names.values() if name), None)
+    for commit_label, name in names.items():
+        if name and wanted and normalized(name) != normalized(wanted):
+            raise UsageError(f"commit {commit_label} builds {name}, not {wanted}; give commits of one package"
+                             + (" (NAME is the package the repository builds)" if expected else ""))
+    return wanted
+
+
+# -- building ------------------------------------------------------------------------------------------
+
+def builds_root() -> Path:
+    from serialbench.measure.overlays import cache_root
+
+    return cache_root().parent / "builds"
+
+
+def build_key(repo: Path, sha: str, identity: dict, build: Build) -> str:
+    tree = git(repo, "rev-parse", f"{sha}^{{tree}}").strip()
+    parts = {"tree": tree, "python": [identity["version"], identity["soabi"]], "tools": sorted(build.tools),
+             "steps": list(build.steps), "requirements": build.requirements}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def wheel(commit: Commit, python: str, build: Build, say: Callable[[str], None]) -> Path:
+    """The wheel of a commit for this interpreter, built unless cached; BuildFailed (cached too) when
+    it does not build."""
+    from serialbench.measure.overlays import interpreter_identity
+
+    identity = interpreter_identity(python)
+    directory = builds_root() / build_key(commit.repo, commit.sha, identity, build)
+    record_path = directory / BUILD_RECORD
+    if record_path.exists():
+        os.utime(record_path)  # its last use, for `cache prune`
+        record = json.loads(record_path.read_text())
+        if record["why"]:
+            raise BuildFailed(record["why"], commit.label)
+        return directory / record["wheel"]
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{directory.name}-", dir=directory.parent))
+    started = time.monotonic()
+    say(f"building {commit.label} ({commit.subject[:60]}) from a clean tree (cached in {directory.parent})")
+    try:
+        try:
+            made, why = _build(commit, python, build, staging), ""
+        except BuildFailed as exc:
+            made, why = None, exc.why
+        record = {"specs": [commit.spec, *(f"--build-with {t}" for t in build.tools),
+                            *([f"--build-requirements {build.requirements}"] if build.requirements else []),
+                            *(f"--build-step {s}" for s in build.steps)],
+                  "installed": [_wheel_name(made)] if made else [], "python": identity["version"].split()[0],
+                  "commit": commit.sha, "subject": commit.subject, "wheel": made.name if made else None,
+                  "why": why, "seconds": round(time.monotonic() - started, 1)}
+        (staging / BUILD_RECORD).write_text(json.dumps(record))
+        try:
+            staging.rename(directory)
+        except OSError:  # another call built it meanwhile
+            shutil.rmtree(staging, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if why:
+        raise BuildFailed(why, commit.label)
+    return directory / made.name
+
+
+def _wheel_name(path: Path) -> str:
+    """'msgpack 1.1.2' from msgpack-1.1.2-cp311-cp311-linux_x86_64.whl."""
+    name, version = path.name.split("-")[:2]
+    return f"{name} {version}"
+
+
+def _build(commit: Commit, python: str, build: Build, out: Path) -> Path:
+    """Clone, check out, run the build steps, pip wheel: the wheel in `out`."""
+    with tempfile.TemporaryDirectory(prefix="serialbench-build-") as scratch:
+        tree = Path(scratch) / "tree"
+        for command in (["git", "clone", "--quiet", "--shared", "--no-checkout", str(commit.repo), str(tree)],
+                        ["git", "-C", str(tree), "checkout", "--quiet", "--detach", commit.sha]):
+            done = subprocess.run(command, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise BuildFailed(f"cannot check out {commit.label}: {last_line(done.stderr) or 'git failed'}")
+        env = dict(os.environ)
+        builder = [python]
+        isolation = []
+        if build.own_environment:  # the commit's declared requirements and the tools, in an environment of its own
+            builder = [_tool_environment(tree, python, build, Path(scratch) / "env")]
+            env["PATH"] = os.pathsep.join([str(Path(builder[0]).parent), env.get("PATH", "")])
+            isolation = ["--no-build-isolation"]
+        for step in build.steps:
+            done = subprocess.run(step, shell=True, cwd=tree, env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise BuildFailed(f"--build-step {step!r} failed: {cause(done.stdout + done.stderr)}")
+        done = subprocess.run([*builder, "-m", "pip", "wheel", "--no-deps", "--no-input", "--disable-pip-version-check",
+                               *isolation, "--wheel-dir", str(out), str(tree)],
+                              cwd=scratch, env=env, capture_output=True, text=True)
+        made = sorted(out.glob("*.whl"))
+        if done.returncode != 0 or len(made) != 1:
+            raise BuildFailed(f"does not build: {cause(done.stdout + done.stderr)}")
+        return made[0]
+
+
+def _tool_environment(tree: Path, python: str, build: Build, env: Path) -> str:
+    """A virtual environment holding the commit's build-system.requires, its requirements file
+    (--build-requirements) and the --build-with tools."""
+    requires = ["setuptools>=40.8.0", "wheel"]  # what pip assumes of a project without [build-system]
+    if (tree / "pyproject.toml").exists():
+        try:
+            requires = tomllib.loads((tree / "pyproject.toml").read_text()).get("build-system", {}).get(
+                "requires", requires)
+        except tomllib.TOMLDecodeError as exc:
+            raise BuildFailed(f"does not build: pyproject.toml: {exc}") from None
+    done = subprocess.run([python, "-m", "venv", str(env)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BuildFailed(f"cannot make a build environment: {cause(done.stdout + done.stderr)}")
+    interpreter = str(env / "bin" / "python")
+    wanted = [*requires, *build.tools]
+    if build.requirements:
+        if not (tree / build.requirements).is_file():
+            raise BuildFailed(f"has no {build.requirements} (--build-requirements)")
+        wanted += ["-r", str(tree / build.requirements)]
+    if wanted:
+        done = subprocess.run([interpreter, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                               *wanted], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise BuildFailed(f"cannot install the build tools ({' '.join(wanted)}): {cause(done.stderr)}")
+    return interpreter
+
+
+def cause(output: str) -> str:
+    """The line of pip's (or a build's) output that says why it failed: the last one naming something
+    missing, else the last naming an error; pip's own framing and box drawing left out."""
+    lines = [line.strip(" \t│╰─>×║").strip() for line in output.splitlines()]
+    lines = [line for line in lines if line and not PIP_NOISE.match(line) and not line.startswith("File \"")]
+    # A missing file, module or tool says more than the command that failed of it.
+    missing = [line for line in lines if re.search(r"fatal error|no such file|no module named|not found", line, re.I)]
+    errors = [line for line in lines if re.search(r"error|cannot|failed", line, re.I)]
+    found = (missing or errors or lines or ["no output"])[-1]
+    return found if len(found) <= 240 else found[:237] + "..."
+
+
+def built_commit(wheel_path: Path) -> str | None:
+    """The commit a wheel of the builds cache was built from, or None for any other wheel."""
+    try:
+        wheel_path.relative_to(builds_root())
+        return json.loads((wheel_path.parent / BUILD_RECORD).read_text())["commit"]
+    except (ValueError, OSError, KeyError):
+        return None
