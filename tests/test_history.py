@@ -4,6 +4,7 @@ added copies, the commit that does not build named as skipped, builds cached, ev
 clean tree of its own, sweep and compare over commits, and bad input refused before anything is built."""
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -12,7 +13,7 @@ import zipfile
 import pytest
 
 from serialbench.measure import commits
-from tests.helpers import run_serialbench
+from tests.helpers import run_serialbench, written_results
 from tests.toys import BROKEN_AT, MERGE_AT, SLOW_AT, TOYSER_CASES, make_history_repo
 
 SETTINGS = ["--rounds", "8", "--min-effect", "10"]
@@ -28,6 +29,14 @@ def history(tmp_path_factory):
     env = {"XDG_CACHE_HOME": str(root / "cache"), "PIP_NO_INDEX": "1"}
     return {"root": root, "repo": root / "toyser", "shas": shas, "labels": [sha[:8] for sha in shas],
             "cases": root / "cases", "env": env, "builds": root / "cache" / "serialbench" / "builds"}
+
+
+def without_results(done, history):
+    """The process, its side files removed from the project's results/ (a test leaves nothing there)."""
+    for path in written_results(done.stderr):
+        (history["root"] / "results").mkdir(exist_ok=True)
+        shutil.move(path, history["root"] / "results")
+    return done
 
 
 def builds(history) -> set[str]:
@@ -65,9 +74,9 @@ def test_bisect_names_the_commit_that_added_copies_and_the_one_that_does_not_bui
 @pytest.mark.slow
 def test_compare_of_a_commit_against_its_parent_confirms_it(history):
     repo, shas = history["repo"], history["shas"]
-    done = run_serialbench("compare", "--base-with", f"{repo}@{shas[SLOW_AT - 1]}", "--head-with",
-                           f"{repo}@{shas[SLOW_AT]}", "-b", BENCHMARK, "--cases", history["cases"], *SETTINGS,
-                           env=history["env"])
+    done = without_results(run_serialbench("compare", "--base-with", f"{repo}@{shas[SLOW_AT - 1]}", "--head-with",
+                                           f"{repo}@{shas[SLOW_AT]}", "-b", BENCHMARK, "--cases", history["cases"],
+                                           *SETTINGS, env=history["env"]), history)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"toyser 1.0 (commit {history['labels'][SLOW_AT]})" in done.stdout + done.stderr
     row = next(line for line in done.stdout.splitlines() if line.startswith(BENCHMARK))
@@ -78,8 +87,9 @@ def test_compare_of_a_commit_against_its_parent_confirms_it(history):
 def test_a_sweep_of_a_range_times_each_commit_and_names_the_one_that_does_not_build(history):
     repo, shas, labels = history["repo"], history["shas"], history["labels"]
     out = history["root"] / "sweep.json"
-    done = run_serialbench("sweep", f"{repo}@{shas[BROKEN_AT - 1]}..{shas[BROKEN_AT + 2]}", "-b", BENCHMARK,
-                           "--cases", history["cases"], *SETTINGS, "--json", out, env=history["env"])
+    done = without_results(run_serialbench("sweep", f"{repo}@{shas[BROKEN_AT - 1]}..{shas[BROKEN_AT + 2]}", "-b",
+                                           BENCHMARK, "--cases", history["cases"], *SETTINGS, "--json", out,
+                                           env=history["env"]), history)
     assert done.returncode == 0, done.stdout + done.stderr
     data = json.loads(out.read_text())
     wanted = labels[BROKEN_AT - 1:BROKEN_AT + 3]

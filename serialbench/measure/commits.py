@@ -32,11 +32,13 @@ from serialbench.core.formatting import last_line
 BUILD_RECORD = "serialbench-overlay.json"  # the overlays' manifest name: `cache list` and `prune` see builds too
 FULL_SHA = re.compile(r"[0-9a-f]{40}")
 LABEL_LENGTH = 8
+RECIPE = 1  # how a commit is built; a change to _build or _tool_environment bumps it, and the cache with it
 # pip's own lines around a failed build: they say that it failed, not why.
 PIP_NOISE = re.compile(r"^(error: subprocess-exited-with-error|error: metadata-generation-failed|error: "
                        r"failed-wheel-build|ERROR: Failed|ERROR: Could not build|note: |exit code: |"
                        r"\[end of output\]|Building wheel for|Preparing metadata|hint: |See above for|.*did not run "
-                       r"successfully|Failed to build|\[\d+ lines? of output\]|Traceback|ERROR: Failed building)")
+                       r"successfully|Failed to build|\[\d+ lines? of output\]|Traceback|ERROR: Failed building|"
+                       r"Encountered error while)")
 
 
 class BuildFailed(UsageError):
@@ -241,8 +243,8 @@ def builds_root() -> Path:
 
 def build_key(repo: Path, sha: str, identity: dict, build: Build) -> str:
     tree = git(repo, "rev-parse", f"{sha}^{{tree}}").strip()
-    parts = {"tree": tree, "python": [identity["version"], identity["soabi"]], "tools": sorted(build.tools),
-             "steps": list(build.steps), "requirements": build.requirements}
+    parts = {"recipe": RECIPE, "tree": tree, "python": [identity["version"], identity["soabi"]],
+             "tools": sorted(build.tools), "steps": list(build.steps), "requirements": build.requirements}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -337,7 +339,9 @@ def _tool_environment(tree: Path, python: str, build: Build, env: Path) -> str:
     if done.returncode != 0:
         raise BuildFailed(f"cannot make a build environment: {cause(done.stdout + done.stderr)}")
     interpreter = str(env / "bin" / "python")
-    wanted = [*requires, *build.tools]
+    # wheel: what setuptools before 70 asks for when building a wheel (get_requires_for_build_wheel),
+    # which pip's isolated build installs and a build without isolation does not ask for.
+    wanted = [*requires, "wheel", *build.tools]
     if build.requirements:
         if not (tree / build.requirements).is_file():
             raise BuildFailed(f"has no {build.requirements} (--build-requirements)")
