@@ -401,8 +401,10 @@ def sweep_site(swept, toy, tmp_path_factory):
 @pytest.mark.slow
 def test_the_toy_librarys_sweep_shades_the_step_at_v3_and_no_other(chromium, sweep_site):
     open_page(chromium, sweep_site)
+    # The releases the shading spans (plotly once read the labels 2.0 and 3.0 as positions: 3.0 to 4.0).
     shapes = chromium.execute_script("return [...document.querySelectorAll('#charts .panel')].map(gd => "
-                                     "[gd.dataset.name, gd.layout.shapes.map(s => [s.x0, s.x1])])")
+                                     "[gd.dataset.name, gd.layout.shapes.map(s => [s.x0, s.x1].map(x => "
+                                     "gd._fullLayout.xaxis._categories[x]))])")
     assert shapes == [["lib/toylib/float32/10K", [["2.0", "3.0"]]]]
     steps = chromium.execute_script("return [...document.querySelectorAll('#releases td.step')].map(c => "
                                     "[c.dataset.side, c.dataset.verdict])")

@@ -450,12 +450,15 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
       text.push(`${step.to}: ${fmtTime(y)}, ${fmtChange(step.change)} ${fmtInterval(step.low, step.high)} against ` +
                 `${step.from}`);
     }
+    // A step's shading and change sit at its sides' positions on the category axis, not at their labels:
+    // plotly reads a label that looks like a number (a release 3.0, a commit 12345678) as a position.
+    const at = side => DATA.sides.indexOf(side);
     const shapes = [], annotations = [];
     for (const step of bench.steps) {
       if (step.verdict !== "slower" && step.verdict !== "faster") continue;
-      shapes.push({type: "rect", xref: "x", yref: "paper", x0: plotText(step.from), x1: plotText(step.to), y0: 0,
+      shapes.push({type: "rect", xref: "x", yref: "paper", x0: at(step.from), x1: at(step.to), y0: 0,
                    y1: 1, layer: "below", fillcolor: COLOUR[step.verdict], opacity: 0.15, line: {width: 0}});
-      annotations.push({xref: "x", yref: "paper", x: plotText(step.to), y: 1, yanchor: "bottom", showarrow: false,
+      annotations.push({xref: "x", yref: "paper", x: at(step.to), y: 1, yanchor: "bottom", showarrow: false,
                         text: plotText(fmtChange(step.change)), font: {color: COLOUR[step.verdict], size: 11}});
     }
     draw(node, [{type: "scatter", mode: "lines+markers", x: xs.map(plotText), y: ys, meta: bench.name,
