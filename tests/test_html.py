@@ -425,3 +425,72 @@ def test_a_folder_without_result_files_is_refused_in_one_line_and_nothing_is_wri
     assert done.stderr.splitlines() == [f"serialbench: error: no result files in {empty}: give result files "
                                         "(.json or .json.gz) or folders that hold them"]
     assert not (tmp_path / "site").exists()
+
+
+# -- sweeps and bisections of a library's commits ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def commits_site(tmp_path_factory):
+    """The site of a sweep and a bisection of commits (tests/hand_built.py): the built pages by kind."""
+    from tests.hand_built import bisection_of_commits, sweep_of_commits
+
+    folder = tmp_path_factory.mktemp("commit-results")
+    (folder / "sweep-msgpack.json").write_text(sweep_of_commits())
+    (folder / "bisect-msgpack.json").write_text(bisection_of_commits())
+    out = tmp_path_factory.mktemp("commit-site")
+    lines = []
+    pages = site.build_site([str(folder)], out, lines.append)
+    assert lines == []
+    return out, {page.kind: page for page in pages}
+
+
+def test_a_sweep_of_commits_gives_its_page_the_commits_in_order_and_why_one_was_skipped(commits_site):
+    from serialbench.views.site.pages import sweep_page
+    from tests.hand_built import HISTORY, NO_GCC
+
+    data = sweep_page(commits_site[1]["sweep"].source)
+    assert data["history"] == HISTORY
+    assert [(c["label"], c["timed"], c["skipped"]) for c in data["commits"]] == [
+        ("9f9bdae3", True, None), ("a1b2c3d4", True, None), ("5eb57e14", False, NO_GCC), ("12345678", True, None),
+        ("c0ffee42", True, None)]
+    assert data["commits"][2]["subject"] == "Build with Cython 3.1 (#723)"
+    assert data["commits"][4]["files"] == ["msgpack/__init__.py", "ChangeLog.rst", "README.md"]
+    (row,) = [row for row in site.index_rows(list(commits_site[1].values())) if row["kind"] == "sweep"]
+    assert row["libraries"] == f"{HISTORY} 9f9bdae3 to c0ffee42 (4 sides)"
+
+
+def test_a_bisection_of_commits_orders_its_versions_as_the_range_not_as_releases(commits_site):
+    from serialbench.views.site.pages import bisect_page
+    from tests.hand_built import NO_GCC
+
+    data = bisect_page(commits_site[1]["bisect"].source)
+    # By version, 12345678 (a valid version, the hex labels are not) would come first.
+    assert data["versions"] == ["e1a2b3c4", "12345678", "f00dcafe", "badc0ffe"]
+    assert [c["label"] for c in data["commits"]] == data["order"]
+    assert [(c["label"], c["skipped"]) for c in data["commits"] if c["skipped"]] == [("5eb57e14", NO_GCC)]
+    assert [c["label"] for c in data["commits"] if c["timed"]] == data["versions"]
+
+
+def test_a_bisection_whose_commits_are_not_objects_is_left_out_in_one_line(tmp_path):
+    data = json.loads((TESTDATA / "bisect.json").read_text())
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "bisect.json").write_text(json.dumps({**data, "commits": ["2.46.0"]}))
+    (tmp_path / "out").mkdir()
+    lines = []
+    assert site.build_site([str(tmp_path / "in")], tmp_path / "out", lines.append) == []
+    assert lines == [f"left out: {tmp_path / 'in' / 'bisect.json'}: cannot be shown (TypeError: its commits (and the "
+                     "skipped ones) are not objects of label -> commit (-> why))"]
+
+
+def test_a_sweep_or_bisection_of_releases_gets_the_page_data_it_had():
+    """Files of releases have no commits: their pages have no commit keys and versions sort as versions."""
+    from serialbench.views.site.pages import bisect_page, sweep_page
+    from serialbench.views.site.sources import Source
+
+    sweep = sweep_page(Source("sweep", ["sweep.json"], data=json.loads((TESTDATA / "sweep-part-2.json").read_text())))
+    bisect = json.loads((TESTDATA / "bisect.json").read_text())
+    bisect["sessions"].append({"sides": ["2.9.0", "2.40.0"], "rounds": 1, "minutes": 0, "steps": []})
+    page = bisect_page(Source("bisect", ["bisect.json"], data=bisect))
+    assert not {"commits", "history"} & (sweep.keys() | page.keys())
+    assert page["versions"] == ["2.9.0", "2.40.0", "2.44.0", "2.45.0", "2.46.0", "2.47.0", "2.50.0"]
+
