@@ -494,3 +494,48 @@ def test_a_sweep_or_bisection_of_releases_gets_the_page_data_it_had():
     assert not {"commits", "history"} & (sweep.keys() | page.keys())
     assert page["versions"] == ["2.9.0", "2.40.0", "2.44.0", "2.45.0", "2.46.0", "2.47.0", "2.50.0"]
 
+
+@pytest.mark.slow
+def test_a_sweep_of_commits_shows_each_commit_its_skipped_one_and_a_steps_commit(chromium, commits_site):
+    from tests.hand_built import HISTORY, NO_GCC
+
+    out, pages = commits_site
+    open_page(chromium, out / pages["sweep"].file)
+    assert chromium.find_element("css selector", "#main > p").text.startswith(f"{HISTORY}: 4 commits, 1 benchmarks")
+    rows = chromium.execute_script("return [...document.querySelectorAll('#commits tbody tr')].map(r => "
+                                   "[...r.children].map(c => c.textContent))")
+    assert rows == [["9f9bdae3", "2026-08-01", "Release v1.1.2", "1", "timed"],
+                    ["a1b2c3d4", "2026-08-05", "Drop Python 3.8 (#720)", "2", "timed"],
+                    ["5eb57e14", "2026-08-09", "Build with Cython 3.1 (#723)", "1", f"skipped: {NO_GCC}"],
+                    ["12345678", "2026-08-14", "Convert Packer's buf_size once (#726)", "1", "timed"],
+                    ["c0ffee42", "2026-08-20", "Release v1.2.0", "3", "timed"]]
+    assert chromium.execute_script("return document.querySelector('#commits tr[data-label=c0ffee42] td.number')"
+                                   ".title") == "msgpack/__init__.py\nChangeLog.rst\nREADME.md"
+    shading, right = chromium.execute_script("const gd = document.getElementById('panel-0'); return [gd.layout"
+                                             ".shapes.map(s => [s.x0, s.x1].map(x => gd._fullLayout.xaxis._categories"
+                                             "[x])), gd._fullLayout.xaxis.range[1]]")
+    assert shading == [["a1b2c3d4", "12345678"]] and right < 4  # not out at position 12345678
+    text = chromium.find_element("id", "main").text
+    assert f"Skipped\n5eb57e14 (Build with Cython 3.1 (#723)): {NO_GCC}" in text and "Left out" not in text
+    chromium.find_element("css selector", "#releases td.step").click()
+    assert chromium.find_element("css selector", "#step .commit").text == (
+        "12345678 (2026-08-14): Convert Packer's buf_size once (#726); 1 file changed")
+    assert browser.console_errors(chromium) == []
+
+
+@pytest.mark.slow
+def test_a_bisection_of_commits_lists_them_in_the_ranges_order_and_names_the_steps_commit(chromium, commits_site):
+    from tests.hand_built import NO_GCC
+
+    out, pages = commits_site
+    open_page(chromium, out / pages["bisect"].file)
+    assert [th.text for th in chromium.find_elements("css selector", "#ladder thead th")] == [
+        "", "e1a2b3c4", "12345678", "f00dcafe", "badc0ffe", "steps", "took"]
+    assert chromium.find_element("id", "answer").text.startswith(
+        "msgpack/packb/float32/1M: changed at f00dcafe (after 12345678): slower, +20.0%")
+    note = chromium.find_element("css selector", "#answer + .commit")
+    assert note.text == "f00dcafe (2026-08-07): Convert Packer's buf_size once (#726); 2 files changed"
+    assert note.get_attribute("title") == "msgpack/_packer.pyx\nmsgpack/_unpacker.pyx"
+    assert [li.text for li in chromium.find_elements("css selector", "#skipped li")] == [
+        f"5eb57e14 (Build with Cython 3.1 (#723)): {NO_GCC}"]
+    assert browser.console_errors(chromium) == []
