@@ -171,6 +171,83 @@ def bisection() -> str:
     return bisect_json("triton-binary/tritonclient/int32x3/1M", "2.40.0", "2.50.0", result, sessions)
 
 
+# Sweeps and bisections of a library's commits (built into wheels): their sides are 8-hex labels, and the
+# --json files add `commits` (label -> sha, subject, date, files), `history`, and bisect's `order` and
+# `skipped` (sweep's skipped commits are in its `left_out`). 12345678 is a label JavaScript would sort
+# first among an object's keys (a number), and packaging's Version before the hex ones.
+HISTORY = "msgpack-python v1.1.2..v1.2.0 (first-parent)"
+NO_GCC = "does not build: error: command 'gcc' failed: No such file or directory"
+
+
+def commit(label: str, subject: str, day: int, *files: str) -> dict:
+    return {"sha": label * 5, "subject": subject, "date": f"2026-08-{day:02d}", "files": list(files)}
+
+
+def sweep_of_commits() -> str:
+    """sweep --json of five commits of msgpack-python: 5eb57e14 skipped (it does not build), a step at
+    12345678 (+20%)."""
+    import json
+
+    from serialbench.core import stats
+    from serialbench.verdicts.steps import Step, Sweep, SweepRow
+    from serialbench.views.verdict_json import sweep_json
+
+    def step(before, after, change, word=stats.NO_CHANGE):
+        return Step(before, after, change, change - 0.02, change + 0.02, word, 16, 0.03)
+
+    sides = ["9f9bdae3", "a1b2c3d4", "12345678", "c0ffee42"]
+    row = SweepRow("msgpack/packb/float32/1M", tuple(sides), (1.0e-3, 1.0e-3, 1.2e-3, 1.2e-3),
+                   (step("9f9bdae3", "a1b2c3d4", 0.001), step("a1b2c3d4", "12345678", 0.2, stats.SLOWER),
+                    step("12345678", "c0ffee42", -0.001)),
+                   (step("9f9bdae3", "a1b2c3d4", 0.001), step("9f9bdae3", "12345678", 0.201, stats.SLOWER),
+                    step("9f9bdae3", "c0ffee42", 0.2, stats.SLOWER)))
+    machine = {"host": "ci", "cpu": "AMD EPYC 7B13", "cpus": 2, "python": "3.11.7"}
+    data = json.loads(sweep_json(Sweep(sides, [row], 0.02, {side: machine for side in sides}, sides, sides,
+                                       left_out={"5eb57e14": NO_GCC})))
+    data["commits"] = {  # the range's order, the skipped commit in its place
+        "9f9bdae3": commit("9f9bdae3", "Release v1.1.2", 1, "msgpack/__init__.py"),
+        "a1b2c3d4": commit("a1b2c3d4", "Drop Python 3.8 (#720)", 5, "setup.py", "pyproject.toml"),
+        "5eb57e14": commit("5eb57e14", "Build with Cython 3.1 (#723)", 9, "pyproject.toml"),
+        "12345678": commit("12345678", "Convert Packer's buf_size once (#726)", 14, "msgpack/_packer.pyx"),
+        "c0ffee42": commit("c0ffee42", "Release v1.2.0", 20, "msgpack/__init__.py", "ChangeLog.rst", "README.md")}
+    data["history"] = HISTORY
+    return json.dumps(data, indent=1) + "\n"
+
+
+def bisection_of_commits() -> str:
+    """bisect --json of nine commits on one benchmark: two sessions, the step at f00dcafe (after 12345678),
+    5eb57e14 between them skipped (it does not build)."""
+    import json
+
+    from serialbench.core import stats
+    from serialbench.verdicts.bisection import Result
+    from serialbench.verdicts.steps import Step
+    from serialbench.views.verdict_json import bisect_json
+
+    def step(before, after, change, word=stats.SLOWER):
+        return Step(before, after, change, change - 0.02, change + 0.02, word, 16)
+
+    same = stats.NO_CHANGE
+    sessions = [{"sides": ["e1a2b3c4", "12345678", "badc0ffe"], "rounds": 16, "minutes": 0.4,
+                 "steps": [step("e1a2b3c4", "12345678", 0.002, same), step("12345678", "badc0ffe", 0.2),
+                           step("e1a2b3c4", "badc0ffe", 0.2)]},
+                {"sides": ["12345678", "f00dcafe", "badc0ffe"], "rounds": 16, "minutes": 0.4,
+                 "steps": [step("12345678", "f00dcafe", 0.2), step("f00dcafe", "badc0ffe", -0.001, same),
+                           step("12345678", "badc0ffe", 0.2)]}]
+    result = Result([step("12345678", "f00dcafe", 0.2)], step("e1a2b3c4", "badc0ffe", 0.2),
+                    notes=["5eb57e14, between 12345678 and f00dcafe, was skipped"])
+    data = json.loads(bisect_json("msgpack/packb/float32/1M", "e1a2b3c4", "badc0ffe", result, sessions))
+    subjects = {"e1a2b3c4": "Release v1.1.2", "d00dfeed": "Test on Python 3.14 (#719)",
+                "7bad1dea": "Drop Python 3.8 (#720)", "0ddba11a": "Fix a typo in README",
+                "12345678": "Use PyLong_AsSize_t (#722)", "5eb57e14": "Build with Cython 3.1 (#723)",
+                "f00dcafe": "Convert Packer's buf_size once (#726)", "abcdef01": "Update ChangeLog",
+                "badc0ffe": "Release v1.2.0"}
+    data["commits"] = {label: commit(label, subject, day, "msgpack/_packer.pyx", "msgpack/_unpacker.pyx")
+                       for day, (label, subject) in enumerate(subjects.items(), start=1)}
+    data.update(order=list(subjects), skipped={"5eb57e14": NO_GCC}, history=HISTORY)
+    return json.dumps(data, indent=1) + "\n"
+
+
 def harness_panel() -> str:
     """check-harness --json of three benchmarks, five processes a way: two agree, one disagrees."""
     from serialbench.views.harness_table import harness_json

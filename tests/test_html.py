@@ -401,8 +401,10 @@ def sweep_site(swept, toy, tmp_path_factory):
 @pytest.mark.slow
 def test_the_toy_librarys_sweep_shades_the_step_at_v3_and_no_other(chromium, sweep_site):
     open_page(chromium, sweep_site)
+    # The releases the shading spans (plotly once read the labels 2.0 and 3.0 as positions: 3.0 to 4.0).
     shapes = chromium.execute_script("return [...document.querySelectorAll('#charts .panel')].map(gd => "
-                                     "[gd.dataset.name, gd.layout.shapes.map(s => [s.x0, s.x1])])")
+                                     "[gd.dataset.name, gd.layout.shapes.map(s => [s.x0, s.x1].map(x => "
+                                     "gd._fullLayout.xaxis._categories[x]))])")
     assert shapes == [["lib/toylib/float32/10K", [["2.0", "3.0"]]]]
     steps = chromium.execute_script("return [...document.querySelectorAll('#releases td.step')].map(c => "
                                     "[c.dataset.side, c.dataset.verdict])")
@@ -423,3 +425,117 @@ def test_a_folder_without_result_files_is_refused_in_one_line_and_nothing_is_wri
     assert done.stderr.splitlines() == [f"serialbench: error: no result files in {empty}: give result files "
                                         "(.json or .json.gz) or folders that hold them"]
     assert not (tmp_path / "site").exists()
+
+
+# -- sweeps and bisections of a library's commits ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def commits_site(tmp_path_factory):
+    """The site of a sweep and a bisection of commits (tests/hand_built.py): the built pages by kind."""
+    from tests.hand_built import bisection_of_commits, sweep_of_commits
+
+    folder = tmp_path_factory.mktemp("commit-results")
+    (folder / "sweep-msgpack.json").write_text(sweep_of_commits())
+    (folder / "bisect-msgpack.json").write_text(bisection_of_commits())
+    out = tmp_path_factory.mktemp("commit-site")
+    lines = []
+    pages = site.build_site([str(folder)], out, lines.append)
+    assert lines == []
+    return out, {page.kind: page for page in pages}
+
+
+def test_a_sweep_of_commits_gives_its_page_the_commits_in_order_and_why_one_was_skipped(commits_site):
+    from serialbench.views.site.pages import sweep_page
+    from tests.hand_built import HISTORY, NO_GCC
+
+    data = sweep_page(commits_site[1]["sweep"].source)
+    assert data["history"] == HISTORY
+    assert [(c["label"], c["timed"], c["skipped"]) for c in data["commits"]] == [
+        ("9f9bdae3", True, None), ("a1b2c3d4", True, None), ("5eb57e14", False, NO_GCC), ("12345678", True, None),
+        ("c0ffee42", True, None)]
+    assert data["commits"][2]["subject"] == "Build with Cython 3.1 (#723)"
+    assert data["commits"][4]["files"] == ["msgpack/__init__.py", "ChangeLog.rst", "README.md"]
+    (row,) = [row for row in site.index_rows(list(commits_site[1].values())) if row["kind"] == "sweep"]
+    assert row["libraries"] == f"{HISTORY} 9f9bdae3 to c0ffee42 (4 sides)"
+
+
+def test_a_bisection_of_commits_orders_its_versions_as_the_range_not_as_releases(commits_site):
+    from serialbench.views.site.pages import bisect_page
+    from tests.hand_built import NO_GCC
+
+    data = bisect_page(commits_site[1]["bisect"].source)
+    # By version, 12345678 (a valid version, the hex labels are not) would come first.
+    assert data["versions"] == ["e1a2b3c4", "12345678", "f00dcafe", "badc0ffe"]
+    assert [c["label"] for c in data["commits"]] == data["order"]
+    assert [(c["label"], c["skipped"]) for c in data["commits"] if c["skipped"]] == [("5eb57e14", NO_GCC)]
+    assert [c["label"] for c in data["commits"] if c["timed"]] == data["versions"]
+
+
+def test_a_bisection_whose_commits_are_not_objects_is_left_out_in_one_line(tmp_path):
+    data = json.loads((TESTDATA / "bisect.json").read_text())
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "bisect.json").write_text(json.dumps({**data, "commits": ["2.46.0"]}))
+    (tmp_path / "out").mkdir()
+    lines = []
+    assert site.build_site([str(tmp_path / "in")], tmp_path / "out", lines.append) == []
+    assert lines == [f"left out: {tmp_path / 'in' / 'bisect.json'}: cannot be shown (TypeError: its commits (and the "
+                     "skipped ones) are not objects of label -> commit (-> why))"]
+
+
+def test_a_sweep_or_bisection_of_releases_gets_the_page_data_it_had():
+    """Files of releases have no commits: their pages have no commit keys and versions sort as versions."""
+    from serialbench.views.site.pages import bisect_page, sweep_page
+    from serialbench.views.site.sources import Source
+
+    sweep = sweep_page(Source("sweep", ["sweep.json"], data=json.loads((TESTDATA / "sweep-part-2.json").read_text())))
+    bisect = json.loads((TESTDATA / "bisect.json").read_text())
+    bisect["sessions"].append({"sides": ["2.9.0", "2.40.0"], "rounds": 1, "minutes": 0, "steps": []})
+    page = bisect_page(Source("bisect", ["bisect.json"], data=bisect))
+    assert not {"commits", "history"} & (sweep.keys() | page.keys())
+    assert page["versions"] == ["2.9.0", "2.40.0", "2.44.0", "2.45.0", "2.46.0", "2.47.0", "2.50.0"]
+
+
+@pytest.mark.slow
+def test_a_sweep_of_commits_shows_each_commit_its_skipped_one_and_a_steps_commit(chromium, commits_site):
+    from tests.hand_built import HISTORY, NO_GCC
+
+    out, pages = commits_site
+    open_page(chromium, out / pages["sweep"].file)
+    assert chromium.find_element("css selector", "#main > p").text.startswith(f"{HISTORY}: 4 commits, 1 benchmarks")
+    rows = chromium.execute_script("return [...document.querySelectorAll('#commits tbody tr')].map(r => "
+                                   "[...r.children].map(c => c.textContent))")
+    assert rows == [["9f9bdae3", "2026-08-01", "Release v1.1.2", "1", "timed"],
+                    ["a1b2c3d4", "2026-08-05", "Drop Python 3.8 (#720)", "2", "timed"],
+                    ["5eb57e14", "2026-08-09", "Build with Cython 3.1 (#723)", "1", f"skipped: {NO_GCC}"],
+                    ["12345678", "2026-08-14", "Convert Packer's buf_size once (#726)", "1", "timed"],
+                    ["c0ffee42", "2026-08-20", "Release v1.2.0", "3", "timed"]]
+    assert chromium.execute_script("return document.querySelector('#commits tr[data-label=c0ffee42] td.number')"
+                                   ".title") == "msgpack/__init__.py\nChangeLog.rst\nREADME.md"
+    shading, right = chromium.execute_script("const gd = document.getElementById('panel-0'); return [gd.layout"
+                                             ".shapes.map(s => [s.x0, s.x1].map(x => gd._fullLayout.xaxis._categories"
+                                             "[x])), gd._fullLayout.xaxis.range[1]]")
+    assert shading == [["a1b2c3d4", "12345678"]] and right < 4  # not out at position 12345678
+    text = chromium.find_element("id", "main").text
+    assert f"Skipped\n5eb57e14 (Build with Cython 3.1 (#723)): {NO_GCC}" in text and "Left out" not in text
+    chromium.find_element("css selector", "#releases td.step").click()
+    assert chromium.find_element("css selector", "#step .commit").text == (
+        "12345678 (2026-08-14): Convert Packer's buf_size once (#726); 1 file changed")
+    assert browser.console_errors(chromium) == []
+
+
+@pytest.mark.slow
+def test_a_bisection_of_commits_lists_them_in_the_ranges_order_and_names_the_steps_commit(chromium, commits_site):
+    from tests.hand_built import NO_GCC
+
+    out, pages = commits_site
+    open_page(chromium, out / pages["bisect"].file)
+    assert [th.text for th in chromium.find_elements("css selector", "#ladder thead th")] == [
+        "", "e1a2b3c4", "12345678", "f00dcafe", "badc0ffe", "steps", "took"]
+    assert chromium.find_element("id", "answer").text.startswith(
+        "msgpack/packb/float32/1M: changed at f00dcafe (after 12345678): slower, +20.0%")
+    note = chromium.find_element("css selector", "#answer + .commit")
+    assert note.text == "f00dcafe (2026-08-07): Convert Packer's buf_size once (#726); 2 files changed"
+    assert note.get_attribute("title") == "msgpack/_packer.pyx\nmsgpack/_unpacker.pyx"
+    assert [li.text for li in chromium.find_elements("css selector", "#skipped li")] == [
+        f"5eb57e14 (Build with Cython 3.1 (#723)): {NO_GCC}"]
+    assert browser.console_errors(chromium) == []

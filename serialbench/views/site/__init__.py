@@ -148,7 +148,8 @@ def index_rows(pages: Sequence[Page]) -> list[dict]:
             machines = list((source.data.get("machines") or {}).values())
             row.update(date=date_of(first) if first else "",
                        commit=", ".join(dict.fromkeys(c[:10] for f in source.files for c in f.commits)),
-                       libraries=f"{library_of(source.files) or 'releases'} {sides[0]} to {sides[-1]} "
+                       libraries=f"{source.data.get('history') or library_of(source.files) or 'releases'} "
+                                 f"{sides[0]} to {sides[-1]} "
                                  f"({len(sides)} sides)",
                        machine=(f"{machines[0].get('cpu', '?')}, {machines[0].get('cpus', '?')} CPUs"
                                 if machines and isinstance(machines[0], dict) else ""),

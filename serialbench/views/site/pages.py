@@ -171,11 +171,18 @@ def sweep_page(source: Source) -> dict:
             if changes:
                 rounds[f"{bench['name']} {step['from']} {step['to']}"] = changes
     first = source.files[0] if source.files else None
-    return {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": data.get("anchor", sides[0]),
+    page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": data.get("anchor", sides[0]),
             "min_effect": data["min_effect"], "benchmarks": data["benchmarks"], "selection": data.get("selection", []),
             "left_out": data.get("left_out", {}), "machines": data.get("machines", {}),
             "library": library_of(source.files), "rounds": rounds,
             "files": [loaded.path for loaded in source.files], "date": date_of(first) if first else ""}
+    # A sweep of commits: in the order of its file's `commits` (the range's), the skipped ones among them.
+    # A sweep of releases has neither key, and its page the data it always had.
+    if data.get("commits"):
+        page["commits"] = commit_rows(data["commits"], data["commits"], sides, data.get("left_out") or {})
+    if data.get("history"):
+        page["history"] = str(data["history"])
+    return page
 
 
 def _step_rounds(by_label, name: str, before: str, after: str) -> list[float]:
@@ -202,8 +209,15 @@ def library_of(files: Sequence[ResultFile]) -> str:
 def bisect_page(source: Source) -> dict:
     data = source.data
     versions = {v for session in data["sessions"] for v in session["sides"]} | {data.get("good"), data.get("bad")}
-    return {"kind": "bisect", "path": source.paths[0], **data,
-            "versions": sorted((str(v) for v in versions if v is not None), key=_version_key)}
+    versions = {str(v) for v in versions if v is not None}
+    # Commits go in the range's order (`order`, oldest first); releases, which have none, by version.
+    order = {str(label): index for index, label in enumerate(data.get("order") or [])}
+    page = {"kind": "bisect", "path": source.paths[0], **data,
+            "versions": sorted(versions, key=lambda v: (order.get(v, len(order)), _version_key(v)))}
+    if data.get("commits"):
+        skipped = data.get("skipped") or {}
+        page["commits"] = commit_rows(data["commits"], [*order, *data["commits"], *skipped], versions, skipped)
+    return page
 
 
 def _version_key(text: str):
@@ -211,6 +225,25 @@ def _version_key(text: str):
         return (0, Version(text), text)
     except InvalidVersion:
         return (1, Version("0"), text)
+
+
+def commit_rows(commits: dict, order, timed, skipped: dict) -> list[dict]:
+    """The commits of a sweep or bisection, in `order`, each whether it was timed and why it was skipped.
+
+    A list, not the file's object: a page's script reads an object's keys in JavaScript's order, which
+    puts keys that are numbers first, and a short sha can be eight digits."""
+    if not isinstance(commits, dict) or not isinstance(skipped, dict) or not all(
+            isinstance(commit, dict) for commit in commits.values()):
+        raise TypeError("its commits (and the skipped ones) are not objects of label -> commit (-> why)")
+    rows = []
+    for label in dict.fromkeys(str(label) for label in order):
+        commit = commits.get(label, {})
+        files = commit.get("files")
+        rows.append({"label": label, "sha": str(commit.get("sha", "")), "subject": str(commit.get("subject", "")),
+                     "date": str(commit.get("date", "")),
+                     "files": [str(path) for path in files] if isinstance(files, list) else [],
+                     "timed": label in timed, "skipped": str(skipped[label]) if label in skipped else None})
+    return rows
 
 
 def check_harness_page(source: Source) -> dict:

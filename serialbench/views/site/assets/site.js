@@ -11,6 +11,8 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
   const COLOUR = {"slower": "#d62728", "faster": "#2ca02c", "no change": "#7f7f7f",
                   "too noisy to tell": "#ff7f0e", "two speeds": "#9467bd", "at the threshold": "#8c564b"};
   const CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"]};
+  // A sweep's or bisection's sides when they are commits of a library's repository (pages.py commit_rows).
+  const COMMITS = new Map((DATA.commits || []).map(c => [c.label, c]));
 
   // -- text, numbers ------------------------------------------------------------------------------
   function el(tag, props, ...children) {
@@ -107,6 +109,27 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
   function plainTable(headers, rows, props) {
     return el("table", props || {}, el("thead", {}, el("tr", {}, headers.map(h => el("th", {}, h)))),
       el("tbody", {}, rows));
+  }
+
+  function commitNote(label) {  // what a commit side is: its subject, date and files changed (their paths on hover)
+    const c = COMMITS.get(label);
+    if (!c) return "";
+    return el("div", {className: "commit", title: c.files.join("\n"), dataset: {label}},
+      `${c.label} (${c.date}): ${c.subject}; ${c.files.length} file${c.files.length === 1 ? "" : "s"} changed`);
+  }
+
+  function named(label) {  // a commit with its subject; a release (no commit) by its label alone
+    const c = COMMITS.get(label);
+    return c && c.subject ? `${label} (${c.subject})` : label;
+  }
+
+  function commitsTable() {
+    return plainTable(["commit", "date", "subject", "files changed", "timed"], DATA.commits.map(c => el("tr",
+      {dataset: {label: c.label}},
+      el("th", {scope: "row", title: c.sha}, c.label), el("td", {}, c.date), el("td", {}, c.subject),
+      el("td", {className: "number", title: c.files.join("\n")}, String(c.files.length)),
+      el("td", {className: c.skipped === null ? "" : "uncertain"},
+         c.skipped !== null ? `skipped: ${c.skipped}` : c.timed ? "timed" : "-"))), {id: "commits"});
   }
 
   function verdictCell(word) {
@@ -368,23 +391,28 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
     const detail = el("div", {id: "step"});
     const machines = Object.entries(DATA.machines).map(([side, m]) =>
       `${side}: ${m.host || "?"}, ${m.cpu || "?"}, ${m.cpus || "?"} CPUs, Python ${m.python || "?"}`);
-    const leftOut = Object.entries(DATA.left_out).map(([side, why]) => `${side}: ${why}`);
+    // A sweep of commits says "commit" where a sweep of releases says "release", and names its commits.
+    const noun = COMMITS.size ? "commit" : "release";
+    const leftOut = Object.entries(DATA.left_out).map(([side, why]) => `${named(side)}: ${why}`);
     const panels = DATA.benchmarks.map((bench, index) => {
       const node = el("div", {className: "chart panel", id: `panel-${index}`, dataset: {name: bench.name}});
       charts.append(node);
       return node;
     });
-    MAIN.append(el("p", {}, `${DATA.library ? DATA.library + ": " : ""}${sides.length} releases, ` +
+    const what = DATA.history || DATA.library;
+    MAIN.append(el("p", {}, `${what ? what + ": " : ""}${sides.length} ${noun}s, ` +
                             `${DATA.benchmarks.length} benchmarks, anchor ${DATA.anchor}, minimum effect ` +
                             `${(DATA.min_effect * 100).toFixed(0)}%` + (DATA.date ? `; ${DATA.date}` : "")),
-      section("Benchmark by release", el("p", {className: "legend"}, "Each cell: the change against the " +
-        `anchor (${DATA.anchor}), coloured by it; a step (the verdict from the release before is slower or ` +
+      section(`Benchmark by ${noun}`, el("p", {className: "legend"}, "Each cell: the change against the " +
+        `anchor (${DATA.anchor}), coloured by it; a step (the verdict from the ${noun} before is slower or ` +
         "faster) is outlined and starred. Click a cell, or a point of a chart, for its step."), grid, detail),
-      section("Time against release", el("p", {className: "legend"}, "Per benchmark: a point is the anchor's " +
+      section(`Time against ${noun}`, el("p", {className: "legend"}, "Per benchmark: a point is the anchor's " +
         "median times (1 + the change against the anchor), its bar the 95% interval of that change; a step is " +
-        "shaded between the two releases, red slower, green faster, with its change."), charts),
+        `shaded between the two ${noun}s, red slower, green faster, with its change.`), charts),
       section("The whole selection, step by step", selectionTable()),
-      leftOut.length ? section("Left out", el("ul", {}, leftOut.map(t => el("li", {}, t)))) : "",
+      COMMITS.size ? section("Commits", commitsTable()) : "",
+      leftOut.length ? section(COMMITS.size ? "Skipped" : "Left out", el("ul", {}, leftOut.map(t => el("li", {}, t))))
+        : "",
       section("Where each side was timed", el("ul", {}, machines.map(t => el("li", {}, t)))));
 
     function render() {
@@ -450,12 +478,15 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
       text.push(`${step.to}: ${fmtTime(y)}, ${fmtChange(step.change)} ${fmtInterval(step.low, step.high)} against ` +
                 `${step.from}`);
     }
+    // A step's shading and change sit at its sides' positions on the category axis, not at their labels:
+    // plotly reads a label that looks like a number (a release 3.0, a commit 12345678) as a position.
+    const at = side => DATA.sides.indexOf(side);
     const shapes = [], annotations = [];
     for (const step of bench.steps) {
       if (step.verdict !== "slower" && step.verdict !== "faster") continue;
-      shapes.push({type: "rect", xref: "x", yref: "paper", x0: plotText(step.from), x1: plotText(step.to), y0: 0,
+      shapes.push({type: "rect", xref: "x", yref: "paper", x0: at(step.from), x1: at(step.to), y0: 0,
                    y1: 1, layer: "below", fillcolor: COLOUR[step.verdict], opacity: 0.15, line: {width: 0}});
-      annotations.push({xref: "x", yref: "paper", x: plotText(step.to), y: 1, yanchor: "bottom", showarrow: false,
+      annotations.push({xref: "x", yref: "paper", x: at(step.to), y: 1, yanchor: "bottom", showarrow: false,
                         text: plotText(fmtChange(step.change)), font: {color: COLOUR[step.verdict], size: 11}});
     }
     draw(node, [{type: "scatter", mode: "lines+markers", x: xs.map(plotText), y: ys, meta: bench.name,
@@ -470,7 +501,7 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
   function stepView(bench, step) {
     const rounds = DATA.rounds[`${bench.name} ${step.from} ${step.to}`] || [];
     const view = el("div", {className: "step-detail"},
-      el("h3", {}, `${bench.name}: ${step.from} -> ${step.to}`),
+      el("h3", {}, `${bench.name}: ${step.from} -> ${step.to}`), commitNote(step.to),
       el("p", {}, el("span", {className: "verdict", dataset: {verdict: step.verdict}}, step.verdict),
         `: ${fmtChange(step.change)} ${fmtInterval(step.low, step.high)} (95%), ${step.rounds} rounds`),
       rounds.length ? el("div", {className: "chart small", id: "rounds"}) :
@@ -512,6 +543,8 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
                                                      change: DATA.change, low: DATA.low, high: DATA.high}] : []);
     const stepText = s => `changed at ${s.to} (after ${s.from}): ${s.verdict}, ${fmtChange(s.change)} ` +
       fmtInterval(s.low, s.high) + (typeof s.share === "number" ? `, ${Math.round(s.share * 100)}% of the whole change` : "");
+    const noun = COMMITS.size ? "commit" : "release";
+    const skipped = (DATA.commits || []).filter(c => c.skipped !== null);  // tried, and could not be used
     const answer = steps.length === 1 ? `${DATA.benchmark}: ${stepText(steps[0])}` :
       steps.length ? `${DATA.benchmark}: ${steps.length} steps from ${DATA.good} to ${DATA.bad}` :
       `${DATA.benchmark}: no step found from ${DATA.good} to ${DATA.bad}`;
@@ -532,13 +565,15 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
           ` ${fmtChange(s.change)} ${fmtInterval(s.low, s.high)}, ${s.rounds} rounds`))),
         el("td", {className: "number"}, `${session.rounds} rounds, ${session.minutes} min`));
     });
-    MAIN.append(el("p", {className: "answer", id: "answer"}, answer),
-      steps.length > 1 ? el("ul", {id: "steps"}, steps.map(s => el("li", {}, stepText(s)))) : "",
+    MAIN.append(el("p", {className: "answer", id: "answer"}, answer), steps.length === 1 ? commitNote(steps[0].to) : "",
+      steps.length > 1 ? el("ul", {id: "steps"}, steps.map(s => el("li", {}, stepText(s), commitNote(s.to)))) : "",
       ...(DATA.unsearched || []).map(u => el("p", {className: "uncertain"}, `unsearched: ${u.from} -> ${u.to}: ${u.why}`)),
       DATA.uncertain ? el("p", {className: "uncertain"}, "uncertain: " + DATA.uncertain) : "",
       section("The sessions, from the bracket down to the answer", el("p", {className: "legend"},
-        "A row per session: the releases it timed (●) inside its bracket; a cell is coloured by the verdict of " +
-        "the step into it."), plainTable(["", ...versions, "steps", "took"], rows, {id: "ladder"})));
+        `A row per session: the ${noun}s it timed (●) inside its bracket; a cell is coloured by the verdict of ` +
+        "the step into it."), plainTable(["", ...versions, "steps", "took"], rows, {id: "ladder"})),
+      skipped.length ? section("Skipped", el("ul", {id: "skipped"},
+        skipped.map(c => el("li", {}, `${named(c.label)}: ${c.skipped}`)))) : "");
   }
 
   // -- a check-harness panel ----------------------------------------------------------------------
