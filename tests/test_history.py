@@ -198,3 +198,21 @@ def test_the_cause_of_a_failed_build_is_the_line_that_names_what_is_missing():
     assert commits.cause(output) == "cc1: fatal error: msgpack/_cmsgpack.c: No such file or directory"
     assert commits.cause("warning: x\nerror: command 'cc' failed with exit code 1\n") == \
         "error: command 'cc' failed with exit code 1"
+
+
+@pytest.mark.slow
+def test_a_sweep_of_the_cases_own_revisions(toy_repo, tmp_path):
+    """sweep --revisions A..B: the revisions of the repository holding the cases, each from a worktree."""
+    out = tmp_path / "sweep.json"
+    done = run_serialbench("sweep", "--revisions", "HEAD~1..HEAD", "--cases", toy_repo / "cases", "-b", "toy/grows",
+                           "--tier", "10K", *SETTINGS, "--json", out)
+    for path in written_results(done.stderr):
+        shutil.move(path, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(out.read_text())
+    shas = subprocess.run(["git", "-C", str(toy_repo), "rev-list", "--reverse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.split()
+    assert data["sides"] == [sha[:8] for sha in shas]
+    assert [data["commits"][side]["subject"] for side in data["sides"]] == ["one copy per op", "four copies per op"]
+    (row,) = data["benchmarks"]
+    assert row["name"] == "toy/grows/float32/10K" and row["steps"][0]["verdict"] == "slower"

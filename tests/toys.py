@@ -137,26 +137,8 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     return name
 '''
 BROKEN = 'raise RuntimeError("toyser needs a C compiler: cc not found")'
-TOYSER = '''
-def encode(array):
-    body = array.tobytes()
-    for _ in range({extra}):
-        body = bytes(bytearray(body))
-    return body
-'''
-TOYSER_CASES = '''
-from serialbench.case import Case
-
-
-def encoded(payload):
-    import toyser
-
-    array = payload.tensors[0].value
-    return lambda: toyser.encode(array)
-
-
-CASES = [Case("lib", "toyser", ("float32",), encoded, requires=("toyser",), libraries=("toyser",))]
-'''
+TOYSER = LIBRARY  # the same encode, its copies per op at each commit
+TOYSER_CASES = LIBRARY_CASES.replace("toylib", "toyser")  # lib/toyser and lib/plain
 HISTORY = 20  # commits on the first-parent line
 SLOW_AT, BROKEN_AT, MERGE_AT = 14, 9, 5  # the commit that adds three copies per op; one that does not build; a merge
 

@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 import time
@@ -251,7 +250,7 @@ def build_key(repo: Path, sha: str, identity: dict, build: Build) -> str:
 def wheel(commit: Commit, python: str, build: Build, say: Callable[[str], None]) -> Path:
     """The wheel of a commit for this interpreter, built unless cached; BuildFailed (cached too) when
     it does not build."""
-    from serialbench.measure.overlays import interpreter_identity
+    from serialbench.measure.overlays import interpreter_identity, staged
 
     identity = interpreter_identity(python)
     directory = builds_root() / build_key(commit.repo, commit.sha, identity, build)
@@ -262,11 +261,9 @@ def wheel(commit: Commit, python: str, build: Build, say: Callable[[str], None])
         if record["why"]:
             raise BuildFailed(record["why"], commit.label)
         return directory / record["wheel"]
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f"{directory.name}-", dir=directory.parent))
     started = time.monotonic()
     say(f"building {commit.label} ({commit.subject[:60]}) from a clean tree (cached in {directory.parent})")
-    try:
+    with staged(directory) as staging:
         try:
             made, why = _build(commit, python, build, staging), ""
         except BuildFailed as exc:
@@ -278,13 +275,6 @@ def wheel(commit: Commit, python: str, build: Build, say: Callable[[str], None])
                   "commit": commit.sha, "subject": commit.subject, "wheel": made.name if made else None,
                   "why": why, "seconds": round(time.monotonic() - started, 1)}
         (staging / BUILD_RECORD).write_text(json.dumps(record))
-        try:
-            staging.rename(directory)
-        except OSError:  # another call built it meanwhile
-            shutil.rmtree(staging, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     if why:
         raise BuildFailed(why, commit.label)
     return directory / made.name

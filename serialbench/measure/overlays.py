@@ -13,6 +13,7 @@ and an edited checkout is installed again. Each use touches the overlay's manife
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -20,7 +21,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,9 +137,7 @@ def overlay(specs: Sequence[str], python: str, say: Callable[[str], None]) -> tu
     if (directory / MANIFEST).exists():
         os.utime(directory / MANIFEST)  # its last use, for `cache list` and `cache prune`
         return directory, json.loads((directory / MANIFEST).read_text())["installed"], False
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f"{key}-", dir=directory.parent))
-    try:
+    with staged(directory) as staging:
         by_spec = {}
         for spec in specs:
             say(f"installing {spec} (pip install --no-deps --target, cached in {directory.parent})")
@@ -156,14 +155,25 @@ def overlay(specs: Sequence[str], python: str, say: Callable[[str], None]) -> tu
         manifest = {"specs": list(specs), "installed": installed, "by_spec": by_spec,
                     "python": identity["version"].split()[0], "prefix": identity["prefix"]}
         (staging / MANIFEST).write_text(json.dumps(manifest))
+    return directory, installed, True
+
+
+@contextlib.contextmanager
+def staged(directory: Path) -> Iterator[Path]:
+    """A folder to fill beside `directory`, renamed to it when the block ends (kept as another call
+    made it, if that call finished first) and removed when the block fails: a cache entry is whole
+    or absent, never half-written."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{directory.name}-", dir=directory.parent))
+    try:
+        yield staging
         try:
             staging.rename(directory)
-        except OSError:  # another call installed it meanwhile
+        except OSError:  # another call made it meanwhile
             shutil.rmtree(staging, ignore_errors=True)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return directory, installed, True
 
 
 def spec_of(directory: Path, distribution: str) -> str | None:
