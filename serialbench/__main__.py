@@ -23,13 +23,13 @@ COMMANDS = {
     "memory": ("memory", "memory per op of a result file's benchmarks (B/op, allocs/op, peak, retained)"),
     "profile": ("profile", "run one benchmark under a profiler"),
     "compare": ("compare", "interleaved timing of two sides: revisions, library versions, interpreters"),
-    "sweep": ("sweep", "interleaved timing of a library's releases: the release where each benchmark changed"),
-    "bisect": ("bisect", "every release between GOOD and BAD where one benchmark's cost steps, by paired sessions"),
+    "sweep": ("sweep", "interleaved timing of a library's releases (or commits): where each benchmark changed"),
+    "bisect": ("bisect", "every release (or commit) from GOOD to BAD where one benchmark's cost steps"),
     "calibrate": ("calibrate", "A/A and injected-slowdown self-check of compare"),
     "check-harness": ("check_harness", "time a panel three ways (run, compare, a plain loop) and flag disagreement"),
     "html": ("html", "a static site of result files: runs, compares, sweeps, bisections (opens from file://)"),
     "budget": ("budget", "wall time of the --fast suite, one format and compare on this machine"),
-    "cache": ("cache", "list or prune the library overlays of --with, --base-with/--head-with, sweep and bisect"),
+    "cache": ("cache", "list or prune the overlays of --with, --*-with, sweep and bisect, and commits' builds"),
 }
 WORKER = "worker"  # the hidden entry point (commands/workers.py), never listed
 

@@ -31,7 +31,7 @@ from serialbench.core.formatting import last_line
 BUILD_RECORD = "serialbench-overlay.json"  # the overlays' manifest name: `cache list` and `prune` see builds too
 FULL_SHA = re.compile(r"[0-9a-f]{40}")
 LABEL_LENGTH = 8
-RECIPE = 1  # how a commit is built; a change to _build or _tool_environment bumps it, and the cache with it
+RECIPE = 2  # how a commit is built; a change to _build or _tool_environment bumps it, and the cache with it
 # pip's own lines around a failed build: they say that it failed, not why.
 PIP_NOISE = re.compile(r"^(error: subprocess-exited-with-error|error: metadata-generation-failed|error: "
                        r"failed-wheel-build|ERROR: Failed|ERROR: Could not build|note: |exit code: |"
@@ -318,20 +318,22 @@ def _build(commit: Commit, python: str, build: Build, out: Path) -> Path:
 def _tool_environment(tree: Path, python: str, build: Build, env: Path) -> str:
     """A virtual environment holding the commit's build-system.requires, its requirements file
     (--build-requirements) and the --build-with tools."""
-    requires = ["setuptools>=40.8.0", "wheel"]  # what pip assumes of a project without [build-system]
+    system = {}  # no [build-system]: pip assumes setuptools' legacy backend and these requirements
     if (tree / "pyproject.toml").exists():
         try:
-            requires = tomllib.loads((tree / "pyproject.toml").read_text()).get("build-system", {}).get(
-                "requires", requires)
+            system = tomllib.loads((tree / "pyproject.toml").read_text()).get("build-system", {})
         except tomllib.TOMLDecodeError as exc:
             raise BuildFailed(f"does not build: pyproject.toml: {exc}") from None
+    requires = system.get("requires", ["setuptools>=40.8.0", "wheel"])
+    # wheel: what setuptools before 70 asks for when building a wheel (get_requires_for_build_wheel),
+    # which pip's isolated build installs and a build without isolation does not ask for.
+    if system.get("build-backend", "setuptools").startswith("setuptools"):
+        requires = [*requires, "wheel"]
     done = subprocess.run([python, "-m", "venv", str(env)], capture_output=True, text=True)
     if done.returncode != 0:
         raise BuildFailed(f"cannot make a build environment: {cause(done.stdout + done.stderr)}")
     interpreter = str(env / "bin" / "python")
-    # wheel: what setuptools before 70 asks for when building a wheel (get_requires_for_build_wheel),
-    # which pip's isolated build installs and a build without isolation does not ask for.
-    wanted = [*requires, "wheel", *build.tools]
+    wanted = [*requires, *build.tools]
     if build.requirements:
         if not (tree / build.requirements).is_file():
             raise BuildFailed(f"has no {build.requirements} (--build-requirements)")
