@@ -103,16 +103,17 @@ def run(args, out: Output) -> int:
         check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)
     releases.use_index(args.index_url, args.find_links)
     if args.revisions:
-        found = commits.expand_range(f"{cases_repository(args.case_dirs)}@{args.revisions}")
-        specs = [commit.sha for commit in releases.spread(found, args.steps)]
-        history, described = f"{args.revisions} of the cases (first-parent)", {c.sha[:8]: c for c in found}
+        chosen = releases.spread(commits.expand_range(f"{cases_repository(args.case_dirs)}@{args.revisions}"),
+                                 args.steps)
+        specs = [commit.sha for commit in chosen]
+        history, described = f"{args.revisions} of the cases (first-parent)", {c.label: c for c in chosen}
     else:
         specs = releases.spread([s for spec in args.specs for s in releases.expand(spec, sys.executable)], args.steps)
         history = "; ".join(commits.range_name(spec) for spec in args.specs if commits.is_range(spec))
         described = check_commits(specs)  # every commit's package name, before anything is built
     if len(specs) < 2:
         raise UsageError(f"one side ({specs[0]}) is nothing to sweep: give two SPECs or more, or a range")
-    all_labels = [sha[:8] for sha in specs] if args.revisions else releases.labels(specs)
+    all_labels = list(described) if args.revisions else releases.labels(specs)
     labels, own = all_labels, all_labels
     if shard:
         label_of = dict(zip(specs, all_labels))

@@ -13,6 +13,7 @@ output names.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import last_line
+from serialbench.measure.worktrees import git, resolve
 
 BUILD_RECORD = "serialbench-overlay.json"  # the overlays' manifest name: `cache list` and `prune` see builds too
 FULL_SHA = re.compile(r"[0-9a-f]{40}")
@@ -36,7 +38,7 @@ RECIPE = 2  # how a commit is built; a change to _build or _tool_environment bum
 PIP_NOISE = re.compile(r"^(error: subprocess-exited-with-error|error: metadata-generation-failed|error: "
                        r"failed-wheel-build|ERROR: Failed|ERROR: Could not build|note: |exit code: |"
                        r"\[end of output\]|Building wheel for|Preparing metadata|hint: |See above for|.*did not run "
-                       r"successfully|Failed to build|\[\d+ lines? of output\]|Traceback|ERROR: Failed building|"
+                       r"successfully|Failed to build|\[\d+ lines? of output\]|Traceback|"
                        r"Encountered error while)")
 
 
@@ -79,23 +81,11 @@ class Commit:
         return self.sha[:LABEL_LENGTH]
 
     @property
-    def line(self) -> str:
-        """'9f9bdae0 2026-08-14 Convert Packer's buf_size once (#726), 2 files'."""
-        return f"{self.label} {self.date} {self.subject}, {len(self.files)} file{'s' if len(self.files) != 1 else ''}"
-
-    @property
     def spec(self) -> str:
         return f"{self.repo}@{self.sha}"
 
     def as_json(self) -> dict:
         return {"sha": self.sha, "subject": self.subject, "date": self.date, "files": list(self.files)}
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise UsageError(f"git {' '.join(args)} in {repo}: {last_line(done.stderr) or 'failed'}")
-    return done.stdout
 
 
 def repository(path: str) -> Path | None:
@@ -134,16 +124,10 @@ def repository_of(spec: str) -> tuple[Path, str]:
     return repo, revision
 
 
-def resolve(repo: Path, revision: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        raise UsageError(f"{revision!r} is not a revision of {repo}; give a commit, branch or tag")
-    return done.stdout.strip()
-
-
+@functools.cache
 def describe(repo: Path, sha: str) -> Commit:
-    """The commit with its subject, date and the files it changed against its first parent."""
+    """The commit with its subject, date and the files it changed against its first parent; once per
+    commit (a range's commits are described by the range, the name check and each side's build)."""
     head = git(repo, "log", "-1", "--format=%H%x00%ad%x00%s", "--date=short", sha).rstrip("\n").split("\0")
     files = git(repo, "diff-tree", "-r", "--root", "--name-only", "--no-commit-id", "-m", "--first-parent", sha)
     return Commit(repo, head[0], head[2], head[1], tuple(files.split()))
@@ -219,8 +203,8 @@ def package_name(repo: Path, sha: str) -> str | None:
     return None
 
 
-def check_names(commits: Sequence[Commit], expected: str | None = None) -> str | None:
-    """The one package name the commits build (their metadata's), or a one-line error when one differs."""
+def check_names(commits: Sequence[Commit], expected: str | None = None) -> None:
+    """A one-line error when the commits' metadata name more than one package (or another than `expected`)."""
     from serialbench.measure.overlays import normalized
 
     names = {commit.label: package_name(commit.repo, commit.sha) for commit in commits}
@@ -229,7 +213,6 @@ def check_names(commits: Sequence[Commit], expected: str | None = None) -> str |
         if name and wanted and normalized(name) != normalized(wanted):
             raise UsageError(f"commit {commit_label} builds {name}, not {wanted}; give commits of one package"
                              + (" (NAME is the package the repository builds)" if expected else ""))
-    return wanted
 
 
 # -- building ------------------------------------------------------------------------------------------
