@@ -18,8 +18,12 @@ from serialbench.measure.session import Plan, Settings
 
 # compare's values a round: as many cycles as fit in BENCHMARK_SECONDS for all its lanes together, at
 # most MAX_CYCLES; an op that fills fewer than MIN_CYCLES gets no warm cycle (prepare's call warmed it).
+# Twelve, not the fifty that fit: a round's estimate varies mostly with its pair of processes, not with
+# its cycles. In an A/A of triton-binary/* (24 rounds, 132 benchmarks), the first 12 of each round's
+# cycles gave round estimates of 1.61% (median sd) against 1.43% for all 50, and 109 rows decided by
+# 16 rounds against 116, for rounds of half the cost (docs/findings/two-cpus.md).
 BENCHMARK_SECONDS = 0.3
-MIN_CYCLES, MAX_CYCLES = 3, 50
+MIN_CYCLES, MAX_CYCLES = 3, 12
 
 
 def rewarm_calls(per_call: float) -> int:
