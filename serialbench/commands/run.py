@@ -131,8 +131,8 @@ def settings_from(args) -> Settings:
         raise UsageError(f"--min-time {args.min_time}: give a positive number of seconds")
     if args.max_time is not None and args.max_time <= 0:
         raise UsageError(f"--max-time {args.max_time}: give a positive number of minutes")
-    settings = run_settings(target, min_rounds, max_rounds, cycles)
-    return replace(settings, min_time=args.min_time, loops=loops, cpus=check_cpus(args.cpus),
+    settings = run_settings(target, min_rounds, max_rounds, cycles, check_cpus(args.cpus))
+    return replace(settings, min_time=args.min_time, loops=loops,
                    max_seconds=args.max_time * 60 if args.max_time else None)
 
 

@@ -79,34 +79,50 @@ class Settings:
 CPUS = 2
 
 
-def run_settings(precision: float, min_rounds: int, max_rounds: int, values: int) -> Settings:
-    """The run's rule: a look after every round from min_rounds to the cap."""
-    return Settings(tuple(range(min_rounds, max_rounds + 1)), values=values, precision=precision, cpus=CPUS)
+def run_settings(precision: float, min_rounds: int, max_rounds: int, values: int, cpus: int = CPUS) -> Settings:
+    """The run's rule: a look from min_rounds on, after every step of `cpus` rounds at once, and at the cap."""
+    looks = tuple(range(min_rounds, max_rounds + 1, max(cpus, 1)))
+    return Settings(looks if looks[-1] == max_rounds else looks + (max_rounds,), values=values, precision=precision,
+                    cpus=cpus)
 
 
 # The run's presets, from measurements on this project's 2-vCPU VM (docs/reference/run.md has them).
 # Six processes are the fewest whose range is a 95% interval for the median (core/medians.py). On the
 # VM the machine's own speed moves by 1.3-1.7x from one half second to the next, so a row's interval
-# is set by the machine more than by the values a process takes: five values a process, a cap of
-# twelve. --fast takes exactly the six; --rigorous asks for +-1% and allows 40 processes of 30 values.
-RUN_DEFAULT = run_settings(0.03, least_rounds(), 12, 5)
-RUN_FAST = run_settings(0.05, least_rounds(), least_rounds(), 5)
+# is set by its processes more than by the values each takes: three values a process (Kalibera and
+# Jones's allocation, from each row's variance within and between processes and the cost of each,
+# came to 1.2 in the median row of a --fast run of all 864; three keep a median robust to one odd
+# value, and two lost a sixth of the rows within +-5%), a cap of twelve. --fast takes exactly the six;
+# --rigorous asks for +-1% and allows 40 processes of 30 values.
+RUN_VALUES = 3
+RUN_DEFAULT = run_settings(0.03, least_rounds(), 12, RUN_VALUES)
+RUN_FAST = run_settings(0.05, least_rounds(), least_rounds(), RUN_VALUES)
 RUN_RIGOROUS = run_settings(0.01, least_rounds(), 40, 30)
 COMPARE = Settings(LOOKS, MAX_MINUTES * 60, cpus=CPUS)
 
 
 @dataclass(frozen=True)
 class RoundDone:
-    """What a command hears after each round (and its look, when it had one)."""
+    """What a command hears after each step, the rounds run at once (and its look, when it had one)."""
 
     round: int  # rounds so far
-    seconds: float  # this round's wall time
-    timed: int  # benchmarks timed in it
+    seconds: float  # this step's wall time
+    timed: int  # benchmarks timed in each of its rounds
     spent: float  # the session's wall time so far
     running: int  # benchmarks running before its look
     still: int  # benchmarks still running after it
     rounds_left: int  # at most this many rounds more
     time_up: bool  # the time limit ends the session here
+    count: int = 1  # rounds in the step, one a CPU
+
+    @property
+    def name(self) -> str:
+        """'round 4', or 'rounds 3-4' for a step of two."""
+        return f"round {self.round}" if self.count == 1 else f"rounds {self.round - self.count + 1}-{self.round}"
+
+    def seconds_for(self, rounds: int) -> float:
+        """About how long that many more rounds take at this step's pace."""
+        return rounds * self.seconds / self.count
 
 
 @dataclass
