@@ -71,6 +71,14 @@ class FakeProcess:
         pass
 
 
+class InOrder:
+    def shuffle(self, items):
+        pass
+
+
+IN_ORDER = InOrder()
+
+
 @pytest.fixture
 def sessions(monkeypatch):
     """run(count, lanes): a session of `count` rounds of every benchmark, compare's (two sides) or the run's."""
@@ -93,8 +101,8 @@ def sessions(monkeypatch):
             sides, floors, settings = [Side("run", Path("."), own_serialbench=False)], FLOORS, RUN_FAST
         settings = dataclasses.replace(settings, cpus=cpus)
         session = Session(sides, names)
-        for _ in range(count):
-            engine.time_round(session, names, floors, settings, print)
+        while session.rounds < count:  # the benchmarks in the order given, so that the requests can be read
+            engine.time_rounds(session, names, floors, settings, print, min(cpus, count - session.rounds), IN_ORDER)
         return session, list(made)
 
     return run
@@ -265,35 +273,37 @@ def two_cpus(monkeypatch):
 
 
 @pytest.mark.parametrize("kind", ["compare", "run"])
-def test_two_tracks_share_a_round_each_benchmark_on_one_cpu_with_every_side(sessions, two_cpus, kind):
-    session, made = sessions(3, kind, cpus=2)
+def test_two_rounds_at_once_each_on_a_cpu_of_its_own_with_every_side(sessions, two_cpus, kind):
+    session, made = sessions(4, kind, cpus=2)
     sides = len(session.sides)
-    assert len(made) == 3 * 2 * sides  # every round: a process a side on each of two tracks
-    for round_index in range(3):
-        processes = made[round_index * 2 * sides:(round_index + 1) * 2 * sides]
-        tracks = {}
+    assert len(made) == 4 * sides  # every round: a process a side
+    names = [n for n in SECONDS_PER_OP if kind == "compare" or not n.startswith("baseline/")]
+    cpus_of_rounds = []
+    for step in range(2):
+        processes = made[step * 2 * sides:(step + 1) * 2 * sides]
+        rounds = {}
         for process in processes:
-            tracks.setdefault(process.cpu, []).append(process)
-        # Two tracks, on the two CPUs, each with one process of every side.
-        assert sorted(tracks) == [0, 1]
-        assert all(sorted(p.side.label for p in track) == sorted(s.label for s in session.sides)
-                   for track in tracks.values())
-        # Each benchmark of the round was prepared for timing on one track only, by all of its sides.
-        timed = {}
-        for cpu, track in tracks.items():
-            for process in track:
-                for request in process.requests:
-                    if request["do"] == "prepare" and request["slot"] == 0:
-                        timed.setdefault(request["name"], set()).add(cpu)
-        names = [n for n in SECONDS_PER_OP if kind == "compare" or not n.startswith("baseline/")]
-        assert all(len(timed[name]) == 1 for name in names), timed
-    for runs in session.runs.values():  # every benchmark, one run a round on every side
-        assert {name: len(found) for name, found in runs.items()} == {name: 3 for name in runs}
+            rounds.setdefault(process.cpu, []).append(process)
+        # Two rounds, on the two CPUs, each with one process of every side.
+        assert sorted(rounds) == [0, 1]
+        assert all(sorted(p.side.label for p in found) == sorted(s.label for s in session.sides)
+                   for found in rounds.values())
+        # Each round prepared every benchmark for timing, on all of its sides.
+        for found in rounds.values():
+            for process in found:
+                prepared = {r["name"] for r in process.requests if r["do"] == "prepare" and r["slot"] == 0}
+                assert set(names) <= prepared or (kind == "run" and set(names) <= prepared | set(FLOORS.values()))
+        cpus_of_rounds.append([engine.round_cpu(r, [0, 1]) for r in (2 * step, 2 * step + 1)])
+    for runs in session.runs.values():  # every benchmark: one run a round on every side, in round order
+        assert {name: [run.round for run in found] for name, found in runs.items()} == \
+            {name: [0, 1, 2, 3] for name in runs}
     assert set(session.plans) == set(SECONDS_PER_OP)
-    # The tracks move on by a CPU every round; at most one a CPU.
-    assert [engine.round_cpus(r, 2) for r in range(3)] == [[0, 1], [1, 0], [0, 1]]
-    assert engine.round_cpus(0, 5) == [0, 1]
-    # Each track's coordinating thread is pinned to its own track's CPU, then set free.
+    # A step's rounds take a CPU each, and the CPUs move on by one every step: each CPU carries even
+    # and odd rounds (the parity says which side starts a cycle).
+    assert cpus_of_rounds == [[0, 1], [1, 0]]
+    assert [engine.round_cpu(r, [0, 1, 2]) for r in range(6)] == [0, 1, 2, 1, 2, 0]
+    assert engine.rounds_at_once(5, 64) == 2 and engine.rounds_at_once(2, 1) == 1
+    # Each round's coordinating thread is pinned to its own round's CPU, then set free.
     assert {0, 1} <= {min(cpus) for cpus in two_cpus if len(cpus) == 1}
 
 
@@ -339,5 +349,5 @@ def test_a_worker_that_dies_fails_its_benchmark_unless_ctrl_c_stopped_it(monkeyp
     monkeypatch.setattr(engine, "Process", Dying)
     name = "fast/op/float32/1K"
     session = Session([Side(label, Path("."), own_serialbench=False) for label in ("BASE", "HEAD")], [name])
-    engine.time_round(session, [name], {}, dataclasses.replace(COMPARE, cpus=1), print)
+    engine.time_rounds(session, [name], {}, dataclasses.replace(COMPARE, cpus=1), print)
     assert (name in session.failed) is not interrupted

@@ -1,13 +1,13 @@
 """The session engine: rounds of fresh worker processes timing every benchmark in lanes, for every command.
 
-A lane is a worker process and a slot in it. Each round starts, on each of its tracks, one process per
-side (measure/worker.py), all alive at once, with a randomised heap, so that process layout is sampled
-as noise over the rounds, not frozen into a bias; start-up (imports, numpy, a case's libraries) is
-paid once a side a track a round, not once a benchmark. A track's processes share one CPU; with
-Settings.cpus of 2 or more, that many tracks (one a CPU) take the round's benchmarks from one order,
-shuffled per round, each the next when done with one. Each benchmark's lanes prepare it and take
-values in turn, a cycle at a time, milliseconds apart, on their track's CPU: the machine's speed,
-which here changes within a second, is nearly the same for the values of a cycle.
+A lane is a worker process and a slot in it. A round is a track: one process per side
+(measure/worker.py), all alive at once, with a randomised heap, so that process layout is sampled as
+noise over the rounds, not frozen into a bias, all on one CPU, timing every running benchmark in an
+order shuffled for that round; start-up (imports, numpy, a case's libraries) is paid once a side a
+round, not once a benchmark. With Settings.cpus of 2 or more, that many rounds run at once, one a CPU
+(a step). Each benchmark's lanes prepare it and take values in turn, a cycle at a time, milliseconds
+apart, on their round's CPU: the machine's speed, which here changes within a second, is nearly the
+same for the values of a cycle.
 - compare, sweep, bisect, calibrate and check-harness's compare way: a lane per side, every side
   timing the same benchmark; a side's values of a round are a Run of that side.
 - the run: one side, two lanes in its one process, the benchmark (slot 0) and its memcpy floor
@@ -55,12 +55,11 @@ def run_session(sides: Sequence[Side], names: Sequence[str], settings: Settings,
     looks = settings.looks
     try:
         while running and look_index < len(looks):
-            round_started = time.monotonic()
-            order = list(running)
-            rng.shuffle(order)
-            time_round(session, order, floors, settings, say)
+            step_started = time.monotonic()
+            count, before_step = rounds_at_once(settings.cpus, looks[look_index] - session.rounds), len(running)
+            time_rounds(session, running, floors, settings, say, count, rng)
             running = [name for name in running if name not in session.failed]
-            took, spent = time.monotonic() - round_started, time.monotonic() - started
+            took, spent = time.monotonic() - step_started, time.monotonic() - started
             time_up = settings.max_seconds is not None and spent + took > settings.max_seconds
             before = len(running)
             if session.rounds >= looks[look_index] or time_up:
@@ -69,8 +68,8 @@ def run_session(sides: Sequence[Side], names: Sequence[str], settings: Settings,
                     session.final_rounds = session.rounds
                 running = still_running(running, settle(session, list(running), look_index, final), floors)
                 look_index += 1
-            progress(RoundDone(session.rounds, took, len(order), spent, before, len(running),
-                               max(looks[-1] - session.rounds, 0) if look_index < len(looks) else 0, time_up))
+            progress(RoundDone(session.rounds, took, before_step, spent, before, len(running),
+                               max(looks[-1] - session.rounds, 0) if look_index < len(looks) else 0, time_up, count))
             if time_up:
                 break
             if running:
@@ -93,57 +92,82 @@ def still_running(running: list[str], settled: set[str], floors: Mapping[str, st
     return [name for name in running if name in going or name in needed]
 
 
-def round_cpus(round_index: int, tracks: int) -> list[int | None]:
-    """The CPU of each of a round's tracks: a track is one process a side, all on its one CPU, timing
-    the round's benchmarks one at a time; `tracks` of them (at most one a CPU) share the round's
-    order, each taking the next benchmark when it is done with one. Every track moves on by a CPU
-    each round, so that a CPU's own speed is spread over the benchmarks, not given to some of them.
+def rounds_at_once(cpus: int, until_look: int) -> int:
+    """Rounds run at once, one a CPU: as many as the CPUs allowed (Settings.cpus, at most the machine's),
+    never past the next look, so that every look sees the rounds it was planned for."""
+    available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    return max(1, min(cpus, available, until_look))
 
-    A benchmark's sides share their track's CPU: two processes on two CPUs of a VM time at the speeds
+
+def round_cpu(round_index: int, cpus: list[int]) -> int:
+    """The CPU of a round: a step's rounds take one CPU each, and the CPUs move on by one every step, so
+    that over the steps each CPU carries rounds of either parity (the parity sets which side starts a
+    cycle: lanes.cycle_order) and a CPU's own speed is spread over the rounds, not given to some.
+
+    A benchmark's sides share their round's CPU: two processes on two CPUs of a VM time at the speeds
     of two CPUs, which differ for seconds at a time (here the two CPUs' speeds are uncorrelated,
     docs/findings/two-cpus.md); in an A/A comparison at 1M, pinning both sides to one CPU took the
     spread of the round estimates from 4-16% down to 2-9%."""
-    if not hasattr(os, "sched_getaffinity"):
-        return [None]
-    cpus = sorted(os.sched_getaffinity(0))
-    return [cpus[(round_index + track) % len(cpus)] for track in range(max(1, min(tracks, len(cpus))))]
+    count = len(cpus)
+    return cpus[(round_index + round_index // count) % count]
 
 
-def time_round(session: Session, order: Sequence[str], floors: Mapping[str, str | None], settings: Settings,
-               say: Callable[[str], None]) -> None:
-    """One round over `order`: new workers, every benchmark in its lanes, on settings.cpus tracks at once."""
-    cpus = round_cpus(session.rounds, settings.cpus)
-    round_ = Round(session, deque(order), floors, settings, say, PlanLocks(), threading.Event())
-    others = [threading.Thread(target=time_track, args=(round_, cpu, False), daemon=True) for cpu in cpus[1:]]
+def time_rounds(session: Session, names: Sequence[str], floors: Mapping[str, str | None], settings: Settings,
+                say: Callable[[str], None], count: int = 1, rng: random.Random | None = None) -> None:
+    """`count` rounds of `names` at once, each a track on a CPU of its own, with its own workers and its
+    own shuffled order (a round, alone, keeps the coordinating thread off its workers' CPU)."""
+    rng = rng or random.Random()
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    shared = Shared(PlanLocks(), threading.Lock(), threading.Event())
+    rounds = []
+    for index in range(session.rounds, session.rounds + count):
+        order = list(names)
+        rng.shuffle(order)
+        rounds.append(Round(session, index, deque(order), floors, settings, say, shared))
+    tracks = [(round_, round_cpu(round_.index, cpus) if cpus else None) for round_ in rounds]
+    others = [threading.Thread(target=time_track, args=(round_, cpu, False), daemon=True) for round_, cpu in tracks[1:]]
     for thread in others:
         thread.start()
     try:
-        time_track(round_, cpus[0], alone=not others)
+        time_track(tracks[0][0], tracks[0][1], alone=not others)
     except BaseException:
-        round_.stopping.set()  # Ctrl-C: the other tracks' workers got it too; no benchmark of theirs fails for it
+        shared.stopping.set()  # Ctrl-C: the other rounds' workers got it too; no benchmark of theirs fails for it
         raise
     finally:
-        round_.order.clear()
+        for round_ in rounds:
+            round_.order.clear()
         for thread in others:
             thread.join()
-        session.rounds += 1
+        session.rounds += count
+        for per_side in session.runs.values():  # the step's rounds finished in any order: keep round order
+            for runs in per_side.values():
+                runs.sort(key=lambda run: run.round)
+
+
+@dataclass
+class Shared:
+    """What a step's rounds share: a lock for planning an op, one for recording, and the stop."""
+
+    planning: PlanLocks
+    recording: threading.Lock
+    stopping: threading.Event
 
 
 @dataclass
 class Round:
-    """What a round's tracks share: the benchmarks not yet taken, and a lock for planning an op."""
+    """One round: its index, and the benchmarks it has not yet taken."""
 
     session: Session
+    index: int
     order: deque
     floors: Mapping[str, str | None]
     settings: Settings
     say: Callable[[str], None]
-    planning: PlanLocks
-    stopping: threading.Event
+    shared: Shared
 
 
 class PlanLocks:
-    """A lock an op: two tracks never plan the same op at once (the run's floors are shared)."""
+    """A lock an op: two rounds never plan the same op at once (a step's rounds time the same ops)."""
 
     def __init__(self):
         self.locks: dict[str, threading.Lock] = {}
@@ -155,10 +179,10 @@ class PlanLocks:
 
 
 def time_track(round_: Round, cpu: int | None, alone: bool) -> None:
-    """One track: its processes on `cpu`, timing the round's next benchmark until none is left.
+    """One round's track: its processes on `cpu`, timing the round's benchmarks in its order.
 
-    Alone, the thread that coordinates them stays off their CPU; beside other tracks it is pinned to
-    its own track's CPU, where it runs only while its workers wait for it, never while they time."""
+    Alone, the thread that coordinates them stays off their CPU; beside other rounds it is pinned to
+    its own round's CPU, where it runs only while its workers wait for it, never while they time."""
     session = round_.session
     own_cpus = os.sched_getaffinity(0) if cpu is not None else set()
     if len(own_cpus) > 1:
@@ -172,24 +196,28 @@ def time_track(round_: Round, cpu: int | None, alone: bool) -> None:
         while round_.order:
             try:
                 name = current = round_.order.popleft()
-            except IndexError:  # another track took the last one
+            except IndexError:  # the step was stopped (Ctrl-C)
                 break
             if name in session.failed:
                 continue
             try:
                 runs = time_benchmark(session, processes, lanes_of(name, len(processes), round_.floors),
-                                      round_.settings, session.rounds, round_.planning)
+                                      round_.settings, round_.index, round_.shared.planning)
             except CaseError as exc:
-                fail(session, name, str(exc), round_.say)
+                with round_.shared.recording:
+                    fail(session, name, str(exc), round_.say)
                 continue
-            for side, run in zip(session.sides, runs):
-                session.runs[side.label].setdefault(name, []).append(run)
+            with round_.shared.recording:  # a benchmark another round failed meanwhile keeps no runs
+                if name not in session.failed:
+                    for side, run in zip(session.sides, runs):
+                        session.runs[side.label].setdefault(name, []).append(run)
             current = None
     except WorkerFailed as exc:
         # A worker died (a crash in a case's C code): the benchmark it was on is dropped, the round's
         # finished benchmarks are kept, and the next round starts new workers.
-        if current and not (exc.interrupted or round_.stopping.is_set()):
-            fail(session, current, str(exc), round_.say)
+        if current and not (exc.interrupted or round_.shared.stopping.is_set()):
+            with round_.shared.recording:
+                fail(session, current, str(exc), round_.say)
     finally:
         for process in processes:
             process.close()

@@ -74,7 +74,7 @@ class RoundProgress:
         """The round, and what a user can act on: how many benchmarks are known to the precision (from the
         first look on) and how long the rest may take."""
         settings, total = self.settings, len(self.names)
-        line = (f"round {step.round} of at most {settings.max_rounds}: {format_duration(step.seconds)}, "
+        line = (f"{step.name} of at most {settings.max_rounds}: {format_duration(step.seconds)}, "
                 f"{step.timed} benchmarks, {format_duration(step.spent)} so far; ")
         left, rounds_left = total - len(self.settled), settings.max_rounds - step.round
         if step.round < settings.min_rounds:
@@ -87,7 +87,7 @@ class RoundProgress:
                 line += f", {total - self.reached} end short of it"
         if left and rounds_left:
             line += f"; at most {rounds_left} round{'' if rounds_left == 1 else 's'} left (~" \
-                    f"{format_duration(rounds_left * step.seconds)})"
+                    f"{format_duration(step.seconds_for(rounds_left))})"
         return line
 
     def round_done(self, step: RoundDone, say: Callable[[str], None]) -> None:
@@ -139,7 +139,7 @@ def session_round_line(count: int, settings: Settings, say: Callable[[str], None
             if step.still:
                 say(f"time is up ({settings.max_seconds / 60:g} min): {step.still} benchmarks stay undecided")
         elif step.still and step.rounds_left:
-            say(f"round {step.round}: {step.seconds:.0f} s, {step.still} of {count} benchmarks undecided, "
+            say(f"{step.name}: {step.seconds:.0f} s, {step.still} of {count} benchmarks undecided, "
                 f"{step.spent / 60:.1f} min so far, at most {step.rounds_left} rounds left")
 
     return done
