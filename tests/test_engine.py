@@ -307,14 +307,32 @@ def test_two_rounds_at_once_each_on_a_cpu_of_its_own_with_every_side(sessions, t
     assert {0, 1} <= {min(cpus) for cpus in two_cpus if len(cpus) == 1}
 
 
-def test_one_track_keeps_the_coordinator_off_its_workers_cpu(sessions, two_cpus):
+def test_a_round_that_ends_first_leaves_the_other_round_of_its_step_to_finish(sessions, two_cpus, monkeypatch):
+    # The step's first round (the calling thread's) finished first and cleared the other round's order:
+    # that round lost its last benchmarks, and a look at 16 judged every row on 15 rounds.
+    def slow_on_cpu_1(side, cpu=None):
+        process = FakeProcess(side, cpu)
+        if cpu == 1:
+            read = process.read
+            process.read = lambda: time.sleep(0.002) or read()
+        return process
+
+    monkeypatch.setattr(engine, "Process", slow_on_cpu_1)
+    names = list(SECONDS_PER_OP)
+    session = Session([Side(label, Path("."), own_serialbench=False) for label in ("BASE", "HEAD")], names)
+    engine.time_rounds(session, names, {}, dataclasses.replace(COMPARE, cpus=2), print, 2)
+    for runs in session.runs.values():
+        assert {name: [run.round for run in found] for name, found in runs.items()} == {name: [0, 1] for name in names}
+
+
+def test_a_round_alone_keeps_the_coordinator_off_its_workers_cpu(sessions, two_cpus):
     session, made = sessions(2, cpus=1)
     assert [process.cpu for process in made] == [0, 0, 1, 1]
     assert two_cpus == [{1}, {0, 1}, {0}, {0, 1}]
 
 
-def test_a_shared_op_is_planned_once_when_two_tracks_reach_it_at_once(two_cpus, monkeypatch):
-    # The run's floor serves benchmarks on both tracks: a track that reaches it while the other
+def test_a_shared_op_is_planned_once_when_two_rounds_reach_it_at_once(two_cpus, monkeypatch):
+    # A step's two rounds time the same ops: a round that reaches one while the other
     # plans it waits for that plan, and times the op by it instead of planning it again.
     planned = []
     original = plan.plan_op
@@ -323,22 +341,22 @@ def test_a_shared_op_is_planned_once_when_two_tracks_reach_it_at_once(two_cpus, 
     assert locks("a") is locks("a") and locks("a") is not locks("b")
     floor = "baseline/tobytes/float32/1M"
     session = Session([Side("run", Path("."), own_serialbench=False)], list(FLOORS))
-    other_track = locks(floor)
-    other_track.acquire()  # the other track is planning the floor
+    other_round = locks(floor)
+    other_round.acquire()  # the other round is planning the floor
     planning = threading.Thread(target=lanes.plan_unplanned, args=(
         session, [FakeProcess(session.sides[0])], lanes.lanes_of("copy/op/float32/1M", 1, FLOORS), RUN_FAST, locks))
     planning.start()
-    while not planned:  # this track plans its own benchmark, then waits on the floor
+    while not planned:  # this round plans its own benchmark, then waits on the floor
         time.sleep(0.001)
     session.plans[floor] = original({"loops": 1, "inner_loops": 1, "first_call": None}, 160e-6)
-    other_track.release()
+    other_round.release()
     planning.join()
-    assert len(planned) == 1  # its benchmark's plan only: the floor's was the other track's
+    assert len(planned) == 1  # its benchmark's plan only: the floor's was the other round's
 
 
 @pytest.mark.parametrize("interrupted", [False, True])
 def test_a_worker_that_dies_fails_its_benchmark_unless_ctrl_c_stopped_it(monkeypatch, interrupted):
-    # Ctrl-C reaches the workers too: one that dies of it, on a track whose coordinating thread has
+    # Ctrl-C reaches the workers too: one that dies of it, in a round whose coordinating thread has
     # not yet heard of the interrupt, must not report its benchmark as failed.
     class Dying(FakeProcess):
         def read(self):

@@ -372,6 +372,10 @@ def test_a_round_line_counts_what_a_user_can_act_on():
     assert progress.round_line(RoundDone(6, 15.0, 4, 90.0, 4, 3, 6, False)) == (
         "round 6 of at most 12: 15 s, 4 benchmarks, 90 s so far; 1 of 4 known within +-3.0%, 3 go on; "
         "at most 6 rounds left (~90 s)")
+    # Two rounds at once, one a CPU: the line names both, and the time left is at the pace of a round.
+    assert progress.round_line(RoundDone(8, 30.0, 4, 120.0, 4, 3, 4, False, 2)) == (
+        "rounds 7-8 of at most 12: 30 s, 4 benchmarks, 2.0 min so far; 1 of 4 known within +-3.0%, 3 go on; "
+        "at most 4 rounds left (~60 s)")
     fast = RoundProgress(names, {}, RUN_FAST)
     fast.settled, fast.reached = dict.fromkeys(names), 1
     assert fast.round_line(RoundDone(6, 15.0, 4, 90.0, 4, 0, 0, False)).endswith(

@@ -138,7 +138,7 @@ def run(args, out: Output) -> int:
         from serialbench.views.progress import session_round_line
 
         judge = PairedComparison("BASE", "HEAD", names, settings.looks, min_effect)
-        at_once = f", {settings.cpus} benchmarks at once on CPUs of their own" if settings.cpus > 1 else ""
+        at_once = f", {settings.cpus} rounds at once, one a CPU" if settings.cpus > 1 else ""
         out.say(f"{len(names)} benchmarks; rounds of one worker per side in lockstep{at_once}, looks after "
                 f"{', '.join(map(str, settings.looks))} rounds"
                 + (f", at most {args.max_time:g} min" if settings.max_seconds else ""))

@@ -1,11 +1,11 @@
 """The session engine: rounds of fresh worker processes timing every benchmark in lanes, for every command.
 
-A lane is a worker process and a slot in it. A round is a track: one process per side
-(measure/worker.py), all alive at once, with a randomised heap, so that process layout is sampled as
-noise over the rounds, not frozen into a bias, all on one CPU, timing every running benchmark in an
-order shuffled for that round; start-up (imports, numpy, a case's libraries) is paid once a side a
-round, not once a benchmark. With Settings.cpus of 2 or more, that many rounds run at once, one a CPU
-(a step). Each benchmark's lanes prepare it and take values in turn, a cycle at a time, milliseconds
+A lane is a worker process and a slot in it. A round starts one process per side (measure/worker.py),
+all alive at once and pinned to one CPU, each with a randomised heap so that process layout is sampled
+as noise over the rounds, not frozen into a bias; they time every running benchmark, in an order
+shuffled for the round, and exit. Start-up (imports, numpy, a case's libraries) is paid once a side a
+round, not once a benchmark. With Settings.cpus of 2 or more, a step runs that many rounds at once,
+one a CPU. Each benchmark's lanes prepare it and take values in turn, a cycle at a time, milliseconds
 apart, on their round's CPU: the machine's speed, which here changes within a second, is nearly the
 same for the values of a cycle.
 - compare, sweep, bisect, calibrate and check-harness's compare way: a lane per side, every side
@@ -114,8 +114,8 @@ def round_cpu(round_index: int, cpus: list[int]) -> int:
 
 def time_rounds(session: Session, names: Sequence[str], floors: Mapping[str, str | None], settings: Settings,
                 say: Callable[[str], None], count: int = 1, rng: random.Random | None = None) -> None:
-    """`count` rounds of `names` at once, each a track on a CPU of its own, with its own workers and its
-    own shuffled order (a round, alone, keeps the coordinating thread off its workers' CPU)."""
+    """A step: `count` rounds of `names` at once, each on a CPU of its own, with its own workers and its
+    own shuffled order (a round alone keeps the coordinating thread off its workers' CPU)."""
     rng = rng or random.Random()
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     shared = Shared(PlanLocks(), threading.Lock(), threading.Event())
@@ -124,18 +124,18 @@ def time_rounds(session: Session, names: Sequence[str], floors: Mapping[str, str
         order = list(names)
         rng.shuffle(order)
         rounds.append(Round(session, index, deque(order), floors, settings, say, shared))
-    tracks = [(round_, round_cpu(round_.index, cpus) if cpus else None) for round_ in rounds]
-    others = [threading.Thread(target=time_track, args=(round_, cpu, False), daemon=True) for round_, cpu in tracks[1:]]
+    placed = [(round_, round_cpu(round_.index, cpus) if cpus else None) for round_ in rounds]
+    others = [threading.Thread(target=time_round, args=(round_, cpu, False), daemon=True) for round_, cpu in placed[1:]]
     for thread in others:
         thread.start()
     try:
-        time_track(tracks[0][0], tracks[0][1], alone=not others)
+        time_round(*placed[0], alone=not others)
     except BaseException:
         shared.stopping.set()  # Ctrl-C: the other rounds' workers got it too; no benchmark of theirs fails for it
+        for round_ in rounds:  # and the other rounds take no further benchmark
+            round_.order.clear()
         raise
     finally:
-        for round_ in rounds:
-            round_.order.clear()
         for thread in others:
             thread.join()
         session.rounds += count
@@ -178,8 +178,8 @@ class PlanLocks:
             return self.locks.setdefault(name, threading.Lock())
 
 
-def time_track(round_: Round, cpu: int | None, alone: bool) -> None:
-    """One round's track: its processes on `cpu`, timing the round's benchmarks in its order.
+def time_round(round_: Round, cpu: int | None, alone: bool) -> None:
+    """One round: its processes on `cpu`, timing the round's benchmarks in its order.
 
     Alone, the thread that coordinates them stays off their CPU; beside other rounds it is pinned to
     its own round's CPU, where it runs only while its workers wait for it, never while they time."""

@@ -3,7 +3,7 @@
 A lane is a worker process and a slot in it: compare's sides each time the benchmark in a process of
 their own; the run times it beside its memcpy floor, two slots of one process. The engine
 (measure/engine.py) calls `time_benchmark` for each benchmark of a round, on the processes of the
-track that took it; the plan rule is measure/plan.py.
+round that takes it; the plan rule is measure/plan.py.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def plan_unplanned(session: Session, processes: Sequence[Process], lanes: Sequen
         if lane.name in session.plans or any(other.name == lane.name for other in lanes[:index]):
             continue
         with planning(lane.name) if planning else contextlib.nullcontext():
-            if lane.name in session.plans:  # another track planned it meanwhile
+            if lane.name in session.plans:  # another round of the step planned it meanwhile
                 continue
             process = processes[lane.process]
             answer = prepare(session, processes, lanes, [index], settings, time_call=True)[index]

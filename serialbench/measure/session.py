@@ -61,7 +61,7 @@ class Settings:
     values: int | None = None  # values of an op a round; None: as many as fit (plan.values_a_round)
     loops: int | None = None  # iterations a value, given: no calibration
     precision: float | None = None  # the run's target: stop a benchmark once known within +-precision
-    cpus: int = 1  # tracks: benchmarks timed at once, each on a CPU of its own with its own processes (engine.py)
+    cpus: int = 1  # rounds run at once (a step), each on a CPU of its own with its own processes (engine.py)
 
     @property
     def min_rounds(self) -> int:
@@ -72,10 +72,11 @@ class Settings:
         return self.looks[-1]
 
 
-# Two tracks, every command: on this project's 2-vCPU VM they took an A/A compare of triton-binary/*
-# from 20.0 to 12.8 min with the same verdicts, and a --fast run of it from 64-70 s to 37-42 s with the
-# same medians (ratio 1.00) and row widths, and check-harness's run/plain and compare/plain to within
-# 1.4% (docs/findings/two-cpus.md). A benchmark's values still share one CPU.
+# Two CPUs, every command: on this project's 2-vCPU VM, two benchmarks timed at once (one a CPU) took an
+# A/A compare of triton-binary/* from 20.0 to 12.8 min with the same verdicts, and a --fast run of it
+# from 64-70 s to 37-42 s with the same medians (ratio 1.00) and row widths; two rounds at once, one a
+# CPU, start each side's worker once a round instead of once a CPU (docs/findings/two-cpus.md). A
+# benchmark's values in a round share one CPU.
 CPUS = 2
 
 
