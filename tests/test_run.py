@@ -357,7 +357,7 @@ def test_the_rule_is_one_sentence_true_for_fast_and_the_default_alike():
         opening = RoundProgress(names, {}, settings).opening()
         assert opening == (f"2 benchmarks, in rounds of one fresh process each: a benchmark stops once its median "
                            f"and its multiple of the floor are known within +-{settings.precision * 100:.1f}%, "
-                           f"looked at from round 6, or at the cap of {cap} processes (3 values a process)")
+                           f"looked at from round 6, or at the cap of {cap} processes (5 values a process)")
         assert "exactly" not in opening
 
 

@@ -89,13 +89,13 @@ def run_settings(precision: float, min_rounds: int, max_rounds: int, values: int
 
 # The run's presets, from measurements on this project's 2-vCPU VM (docs/reference/run.md has them).
 # Six processes are the fewest whose range is a 95% interval for the median (core/medians.py). On the
-# VM the machine's own speed moves by 1.3-1.7x from one half second to the next, so a row's interval
-# is set by its processes more than by the values each takes: three values a process (Kalibera and
-# Jones's allocation, from each row's variance within and between processes and the cost of each,
-# came to 1.2 in the median row of a --fast run of all 864; three keep a median robust to one odd
-# value, and two lost a sixth of the rows within +-5%), a cap of twelve. --fast takes exactly the six;
+# VM the machine's own speed moves by 1.3-1.7x from one half second to the next, so a row's time is
+# set by its processes more than by the values each takes; its multiple of the floor, a ratio of
+# values milliseconds apart, is not: three values a process instead of five saved 7-10% of a --fast
+# run and widened the median row's multiple from 4.8-5.4% to 5.2-6.0% (alternated runs,
+# docs/findings/two-cpus.md). Five values a process, a cap of twelve. --fast takes exactly the six;
 # --rigorous asks for +-1% and allows 40 processes of 30 values.
-RUN_VALUES = 3
+RUN_VALUES = 5
 RUN_DEFAULT = run_settings(0.03, least_rounds(), 12, RUN_VALUES)
 RUN_FAST = run_settings(0.05, least_rounds(), least_rounds(), RUN_VALUES)
 RUN_RIGOROUS = run_settings(0.01, least_rounds(), 40, 30)
