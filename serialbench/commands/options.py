@@ -133,9 +133,9 @@ def add_session_arguments(cli, max_time_help: str | None = None) -> None:
 
 def add_cpus_argument(cli, default: int) -> None:
     cli.add_argument("--cpus", type=int, default=default, metavar="N",
-                     help=f"time N benchmarks at once, each on a CPU of its own with its own processes; a "
-                          f"benchmark's values always share one CPU (default {default}; at most the CPUs this "
-                          "process may use)")
+                     help=f"run N rounds at once, each on a CPU of its own with its own processes; a "
+                          f"benchmark's values in a round always share one CPU (default {default}; at most the "
+                          "CPUs this process may use)")
 
 
 def check_cpus(cpus: int) -> int:
