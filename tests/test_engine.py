@@ -293,7 +293,7 @@ def test_two_rounds_at_once_each_on_a_cpu_of_its_own_with_every_side(sessions, t
             for process in found:
                 prepared = {r["name"] for r in process.requests if r["do"] == "prepare" and r["slot"] == 0}
                 assert set(names) <= prepared or (kind == "run" and set(names) <= prepared | set(FLOORS.values()))
-        cpus_of_rounds.append([engine.round_cpu(r, [0, 1]) for r in (2 * step, 2 * step + 1)])
+        cpus_of_rounds.append([engine.round_cpu(2 * step, position, 2, [0, 1]) for position in (0, 1)])
     for runs in session.runs.values():  # every benchmark: one run a round on every side, in round order
         assert {name: [run.round for run in found] for name, found in runs.items()} == \
             {name: [0, 1, 2, 3] for name in runs}
@@ -301,7 +301,11 @@ def test_two_rounds_at_once_each_on_a_cpu_of_its_own_with_every_side(sessions, t
     # A step's rounds take a CPU each, and the CPUs move on by one every step: each CPU carries even
     # and odd rounds (the parity says which side starts a cycle).
     assert cpus_of_rounds == [[0, 1], [1, 0]]
-    assert [engine.round_cpu(r, [0, 1, 2]) for r in range(6)] == [0, 1, 2, 1, 2, 0]
+    # Three CPUs, two rounds a step: every CPU in turn; a step that starts on an odd round (after a
+    # look one round away) still puts its rounds on two CPUs.
+    assert [[engine.round_cpu(first, p, 2, [0, 1, 2]) for p in (0, 1)] for first in (0, 2, 4, 6)] == \
+        [[0, 1], [1, 2], [2, 0], [0, 1]]
+    assert len({engine.round_cpu(9, p, 2, [0, 1]) for p in (0, 1)}) == 2
     assert engine.rounds_at_once(5, 64) == 2 and engine.rounds_at_once(2, 1) == 1
     # Each round's coordinating thread is pinned to its own round's CPU, then set free.
     assert {0, 1} <= {min(cpus) for cpus in two_cpus if len(cpus) == 1}

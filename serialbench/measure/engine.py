@@ -99,17 +99,17 @@ def rounds_at_once(cpus: int, until_look: int) -> int:
     return max(1, min(cpus, available, until_look))
 
 
-def round_cpu(round_index: int, cpus: list[int]) -> int:
-    """The CPU of a round: a step's rounds take one CPU each, and the CPUs move on by one every step, so
-    that over the steps each CPU carries rounds of either parity (the parity sets which side starts a
-    cycle: lanes.cycle_order) and a CPU's own speed is spread over the rounds, not given to some.
+def round_cpu(first_round: int, position: int, count: int, cpus: list[int]) -> int:
+    """The CPU of the round at `position` in a step of `count` rounds from `first_round`: a step's
+    rounds take one CPU each, and the CPUs move on by one every step, so that over the steps each CPU
+    carries rounds of either parity (the parity sets which side starts a cycle: lanes.cycle_order)
+    and a CPU's own speed is spread over the rounds, not given to some.
 
     A benchmark's sides share their round's CPU: two processes on two CPUs of a VM time at the speeds
     of two CPUs, which differ for seconds at a time (here the two CPUs' speeds are uncorrelated,
     docs/findings/two-cpus.md); in an A/A comparison at 1M, pinning both sides to one CPU took the
     spread of the round estimates from 4-16% down to 2-9%."""
-    count = len(cpus)
-    return cpus[(round_index + round_index // count) % count]
+    return cpus[(first_round // count + position) % len(cpus)]
 
 
 def time_rounds(session: Session, names: Sequence[str], floors: Mapping[str, str | None], settings: Settings,
@@ -124,7 +124,8 @@ def time_rounds(session: Session, names: Sequence[str], floors: Mapping[str, str
         order = list(names)
         rng.shuffle(order)
         rounds.append(Round(session, index, deque(order), floors, settings, say, shared))
-    placed = [(round_, round_cpu(round_.index, cpus) if cpus else None) for round_ in rounds]
+    placed = [(round_, round_cpu(session.rounds, position, count, cpus) if cpus else None)
+              for position, round_ in enumerate(rounds)]
     others = [threading.Thread(target=time_round, args=(round_, cpu, False), daemon=True) for round_, cpu in placed[1:]]
     for thread in others:
         thread.start()
