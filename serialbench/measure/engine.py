@@ -118,12 +118,12 @@ def time_rounds(session: Session, names: Sequence[str], floors: Mapping[str, str
     own shuffled order (a round alone keeps the coordinating thread off its workers' CPU)."""
     rng = rng or random.Random()
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    shared = Shared(PlanLocks(), threading.Lock(), threading.Event())
+    step = Step(session, floors, settings, say, PlanLocks(), threading.Lock(), threading.Event())
     rounds = []
     for index in range(session.rounds, session.rounds + count):
         order = list(names)
         rng.shuffle(order)
-        rounds.append(Round(session, index, deque(order), floors, settings, say, shared))
+        rounds.append(Round(step, index, deque(order)))
     placed = [(round_, round_cpu(session.rounds, position, count, cpus) if cpus else None)
               for position, round_ in enumerate(rounds)]
     others = [threading.Thread(target=time_round, args=(round_, cpu, False), daemon=True) for round_, cpu in placed[1:]]
@@ -132,7 +132,7 @@ def time_rounds(session: Session, names: Sequence[str], floors: Mapping[str, str
     try:
         time_round(*placed[0], alone=not others)
     except BaseException:
-        shared.stopping.set()  # Ctrl-C: the other rounds' workers got it too; no benchmark of theirs fails for it
+        step.stopping.set()  # Ctrl-C: the other rounds' workers got it too; no benchmark of theirs fails for it
         for round_ in rounds:  # and the other rounds take no further benchmark
             round_.order.clear()
         raise
@@ -146,9 +146,14 @@ def time_rounds(session: Session, names: Sequence[str], floors: Mapping[str, str
 
 
 @dataclass
-class Shared:
-    """What a step's rounds share: a lock for planning an op, one for recording, and the stop."""
+class Step:
+    """What a step's rounds share: the session and its settings, a lock for planning an op, one for
+    recording, and the stop."""
 
+    session: Session
+    floors: Mapping[str, str | None]
+    settings: Settings
+    say: Callable[[str], None]
     planning: PlanLocks
     recording: threading.Lock
     stopping: threading.Event
@@ -156,15 +161,11 @@ class Shared:
 
 @dataclass
 class Round:
-    """One round: its index, and the benchmarks it has not yet taken."""
+    """One round of a step: its index, and the benchmarks it has not yet taken."""
 
-    session: Session
+    step: Step
     index: int
     order: deque
-    floors: Mapping[str, str | None]
-    settings: Settings
-    say: Callable[[str], None]
-    shared: Shared
 
 
 class PlanLocks:
@@ -184,7 +185,7 @@ def time_round(round_: Round, cpu: int | None, alone: bool) -> None:
 
     Alone, the thread that coordinates them stays off their CPU; beside other rounds it is pinned to
     its own round's CPU, where it runs only while its workers wait for it, never while they time."""
-    session = round_.session
+    step, session = round_.step, round_.step.session
     own_cpus = os.sched_getaffinity(0) if cpu is not None else set()
     if len(own_cpus) > 1:
         os.sched_setaffinity(0, own_cpus - {cpu} if alone else {cpu})  # 0: this thread (Linux)
@@ -202,13 +203,13 @@ def time_round(round_: Round, cpu: int | None, alone: bool) -> None:
             if name in session.failed:
                 continue
             try:
-                runs = time_benchmark(session, processes, lanes_of(name, len(processes), round_.floors),
-                                      round_.settings, round_.index, round_.shared.planning)
+                runs = time_benchmark(session, processes, lanes_of(name, len(processes), step.floors),
+                                      step.settings, round_.index, step.planning)
             except CaseError as exc:
-                with round_.shared.recording:
-                    fail(session, name, str(exc), round_.say)
+                with step.recording:
+                    fail(session, name, str(exc), step.say)
                 continue
-            with round_.shared.recording:  # a benchmark another round failed meanwhile keeps no runs
+            with step.recording:  # a benchmark another round failed meanwhile keeps no runs
                 if name not in session.failed:
                     for side, run in zip(session.sides, runs):
                         session.runs[side.label].setdefault(name, []).append(run)
@@ -216,9 +217,9 @@ def time_round(round_: Round, cpu: int | None, alone: bool) -> None:
     except WorkerFailed as exc:
         # A worker died (a crash in a case's C code): the benchmark it was on is dropped, the round's
         # finished benchmarks are kept, and the next round starts new workers.
-        if current and not (exc.interrupted or round_.shared.stopping.is_set()):
-            with round_.shared.recording:
-                fail(session, current, str(exc), round_.say)
+        if current and not (exc.interrupted or step.stopping.is_set()):
+            with step.recording:
+                fail(session, current, str(exc), step.say)
     finally:
         for process in processes:
             process.close()
