@@ -106,6 +106,35 @@ def test_the_work_tree_snapshot_has_uncommitted_changes_and_is_removed(toy_repo)
 
 
 @pytest.mark.slow
+def test_a_benchmark_whose_budget_ends_at_a_look_is_judged_there_and_its_files_replay_it(toy_repo):
+    # A budget that no op fits: every benchmark's first look, at 8 rounds, is its last and final.
+    done = run_serialbench("compare", "HEAD~1", "HEAD", "--cases", toy_repo / "cases", "-b", "toy/*", "--tier", "10K",
+                           "--min-effect", "10", "--max-rounds", "16", "--benchmark-budget", "1e-9")
+    written = written_results(done.stderr)
+    try:
+        assert done.returncode == 0, done.stderr
+        assert "2 benchmarks, 8 rounds in" in done.stdout, done.stdout
+        assert done.stdout.splitlines()[-1].startswith("2 benchmarks judged at the last look that 1e-09 s of calls")
+        bench = pyperf.BenchmarkSuite.load(written[1]).get_benchmark("toy/steady/float32/10K")
+        assert {run.get_metadata()["serialbench_budget_rounds"] for run in bench.get_runs()} == {8}
+        assert len(bench.get_runs()) == 8
+        rows, _, paired = compare_files(*written, min_effect=0.10)
+        assert paired and all(r.verdict.rounds == 8 for r in rows)
+        shown = {line.split()[0]: line.split()[-1] for line in done.stdout.splitlines() if line.startswith("toy/")}
+        assert {r.name: r.verdict.word.split()[-1] for r in rows} == shown
+    finally:
+        for path in written:
+            os.remove(path)
+
+
+@pytest.mark.slow
+def test_a_budget_that_is_not_a_positive_number_of_seconds_is_refused_before_any_work():
+    done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "HEAD", "--benchmark-budget", "0",
+                           "-b", "baseline/*"], cwd=PROJECT_ROOT, capture_output=True)
+    assert "--benchmark-budget 0: give a positive number of seconds" in assert_one_line_usage_error(done)
+
+
+@pytest.mark.slow
 def test_an_unknown_revision_is_one_line_and_exit_status_2(toy_repo):
     done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "no-such-branch", "--cases",
                            str(toy_repo / "cases"), "-b", "toy/*"], cwd=PROJECT_ROOT, capture_output=True)

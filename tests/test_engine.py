@@ -373,3 +373,40 @@ def test_a_worker_that_dies_fails_its_benchmark_unless_ctrl_c_stopped_it(monkeyp
     session = Session([Side(label, Path("."), own_serialbench=False) for label in ("BASE", "HEAD")], [name])
     engine.time_rounds(session, [name], {}, dataclasses.replace(COMPARE, cpus=1), print)
     assert (name in session.failed) is not interrupted
+
+
+@pytest.mark.parametrize("per_call, looked_last_at", [
+    (1e-6, 64),  # a cheap op: its rounds take at most plan.BENCHMARK_SECONDS, never near the budget
+    (0.2, 64),  # one value a round: 64 x 0.2 s = 12.8 s a side
+    (0.5, 32),  # timed by its first call: 64 x 0.5 s is over 30 s, 32 x 0.5 s is not
+    (1.5, 16),
+    (10.0, 8),  # over the budget at the first look: judged there all the same
+])
+def test_a_benchmark_s_last_look_is_the_last_its_budget_pays_for(per_call, looked_last_at):
+    answer = {"loops": max(1, int(0.002 / per_call)), "inner_loops": 1}
+    if per_call >= timeloop.TIMED_FIRST_CALL:
+        answer["first_call"] = per_call
+    planned = plan.plan_op(answer, per_call)
+    assert COMPARE.budget == 30
+    assert COMPARE.looks[plan.last_look(planned, COMPARE, 2)] == looked_last_at
+    assert plan.last_look(planned, dataclasses.replace(COMPARE, budget=None), 2) == len(COMPARE.looks) - 1
+    assert plan.round_seconds(planned, COMPARE, 2) <= max(per_call, plan.BENCHMARK_SECONDS)
+
+
+def test_a_session_judges_a_benchmark_at_the_look_its_budget_ends_and_no_later(monkeypatch):
+    monkeypatch.setattr(engine, "Process", FakeProcess)
+    names = list(SECONDS_PER_OP)  # the decoder, 1.5 s a call: its last look is at 16 rounds
+    sides = [Side(label, Path("."), own_serialbench=False) for label in ("BASE", "HEAD")]
+    asked, left = [], []
+
+    def settle(session, running, look_index, final):
+        asked.append((session.rounds, sorted(final)))
+        return set(final)  # nothing else settles
+
+    session = engine.run_session(sides, names, dataclasses.replace(COMPARE, cpus=1), settle, print,
+                                 progress=lambda done: left.append((done.round, done.rounds_left)), rng=IN_ORDER)
+    decoder = "decoder/op/float32/1M"
+    assert asked == [(8, []), (16, [decoder]), (32, []), (64, sorted(set(names) - {decoder}))]
+    assert session.budget_rounds == {decoder: 16}
+    assert session.rounds_of(decoder) == 16 and session.rounds == 64
+    assert left[0] == (1, 63) and dict(left)[16] == 48

@@ -476,6 +476,48 @@ def test_replaying_a_sessions_files_gives_the_verdicts_compare_gave():
     assert len({r.verdict.rounds for r in rows}) > 1  # some stopped early
 
 
+def test_a_look_that_is_one_benchmark_s_last_spends_the_later_looks_shares_on_it_alone():
+    # At 16 rounds of 2.5% noise, some rows are inside +-theta on the shares of the looks at 16, 32 and
+    # 64 together, not on the look's own: a row whose budget ends here gets them, the others do not.
+    rng = np.random.default_rng(31)
+    names = [f"b{i}" for i in range(20)]
+    x = {name: 0.025 * rng.standard_normal(16) for name in names}
+    shares = stats.look_shares(LOOKS, len(names))[1]
+    same = {}
+    for budgeted in (False, True):
+        j = judge.Judge(names, LOOKS)
+        j.look({name: values[:8] for name, values in x.items()}, 0, False)
+        open_rows = [name for name in names if not j.tables.settled[0, j.index[name]]]
+        last = set(open_rows[:len(open_rows) // 2]) if budgeted else set()
+        settled = j.look({name: x[name] for name in open_rows}, 1, last)
+        assert last <= settled  # a budgeted row stops here, whatever it found
+        for name in open_rows:
+            share = j.tables.taken[1]["share_eq"][0, j.index[name]]
+            assert share == pytest.approx(sum(shares[1:]) if name in last else shares[1])
+        words = {row.name: row.verdict.word for row in j.rows()}
+        same[budgeted] = [words[name] == stats.NO_CHANGE for name in open_rows[:len(open_rows) // 2]]
+    assert sum(same[True]) > sum(same[False])
+
+
+def test_replaying_files_gives_a_budgeted_benchmark_s_verdict_at_its_last_look():
+    rng = np.random.default_rng(32)
+    names = [f"b{i}" for i in range(6)]
+    x = 0.03 * rng.standard_normal((6, 64))
+    budget = {"b0": 16, "b1": 8}  # their budgets ended them at those looks
+    j = judge.Judge(names, LOOKS)
+    active, ran = set(names), {}
+    for index, rounds in enumerate(LOOKS):
+        final = {n for n in active if index == 3 or budget.get(n) == rounds}
+        settled = j.look({n: x[i, :rounds] for i, n in enumerate(names) if n in active}, index, final)
+        ran.update((name, rounds) for name in settled)
+        active -= settled
+    assert ran["b0"] == 16 and ran["b1"] == 8
+    rows, _ = judge.judge_paired({n: x[i, :ran[n]] for i, n in enumerate(names)}, LOOKS, budget_at=budget)
+    assert [r.verdict for r in rows] == [r.verdict for r in j.rows()]
+    unbudgeted, _ = judge.judge_paired({n: x[i, :ran[n]] for i, n in enumerate(names)}, LOOKS)
+    assert [r.verdict for r in unbudgeted] != [r.verdict for r in j.rows()]  # the record is what replays it
+
+
 def test_a_benchmark_settled_before_is_ignored_when_asked_again():
     j = judge.Judge(["a", "b"], LOOKS)  # a table of 2: the 8-round look can flag
     rng = np.random.default_rng(25)

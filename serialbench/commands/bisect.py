@@ -75,7 +75,7 @@ def arguments(cli: Parser) -> None:
     options.add_build_arguments(cli)
     add_index_arguments(cli)
     add_session_arguments(cli, "minutes for the whole search: each session gets what is left, and what is "
-                               "not searched when it runs out is named")
+                               "not searched when it runs out is named", budget=False)
     cli.add_argument("--max-sessions", type=int, metavar="N",
                      help="at most N sessions (retries included); what is not searched then is named")
     cli.add_json("the steps and every session")

@@ -141,7 +141,7 @@ def run(args, out: Output) -> int:
             f"({', '.join(labels)}), looks after {', '.join(map(str, settings.looks))} rounds")
         judges = [PairedComparison(labels[0], label, names, settings.looks, min_effect) for label in labels[1:]]
 
-        def settle(session: Session, undecided: list[str], look_index: int, final: bool) -> set[str]:
+        def settle(session: Session, undecided: list[str], look_index: int, final: set[str]) -> set[str]:
             # A benchmark leaves the rounds when every pair has settled it (a judge ignores names it
             # settled at an earlier look).
             return set.intersection(*[judge.look(session, undecided, look_index, final) for judge in judges])

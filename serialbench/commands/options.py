@@ -113,10 +113,10 @@ def min_effect(args, default: float | None = None) -> float:
     return parse_percent(args.min_effect, stats.MIN_EFFECT if default is None else default, "--min-effect")
 
 
-def add_session_arguments(cli, max_time_help: str | None = None) -> None:
+def add_session_arguments(cli, max_time_help: str | None = None, budget: bool = True) -> None:
     """How long an interleaved session (compare, calibrate, sweep, bisect) may run; bisect's --max-time
-    bounds its whole search (max_time_help says so)."""
-    from serialbench.measure.session import COMPARE, LOOKS, MAX_MINUTES, MIN_TIME
+    bounds its whole search (max_time_help says so), and its one benchmark has no budget of its own."""
+    from serialbench.measure.session import BUDGET_SECONDS, COMPARE, LOOKS, MAX_MINUTES, MIN_TIME
 
     cli.add_argument("--max-rounds", type=int, default=LOOKS[-1],
                      help=f"rounds for the benchmarks still undecided at the last look (default {LOOKS[-1]}); "
@@ -124,6 +124,12 @@ def add_session_arguments(cli, max_time_help: str | None = None) -> None:
     cli.add_argument("--max-time", type=float, default=MAX_MINUTES, metavar="MIN",
                      help=(max_time_help or "stop after this many minutes, judging what is left on its rounds")
                      + f" (default {MAX_MINUTES:g})")
+    if budget:
+        cli.add_argument("--benchmark-budget", type=float, default=BUDGET_SECONDS, metavar="SEC",
+                         help="seconds of calls a benchmark may take on each side: one whose rounds would take "
+                              "more is judged at the last look that fits (at least the first), its interval saying "
+                              f"what is known of it (default {BUDGET_SECONDS:g}: an op of 1 s a call is judged at 16 "
+                              "rounds; a cheap op never reaches it)")
     cli.add_argument("--rounds", type=int, help="exactly this many rounds for every benchmark (no adaptive stopping)")
     cli.add_argument("--min-time", type=float, default=MIN_TIME,
                      help=f"seconds per value (default {MIN_TIME})")
@@ -158,8 +164,12 @@ def settings_from(args):
         raise UsageError(f"--max-rounds {args.max_rounds}: give at least {LOOKS[0]}")
     if args.max_time is not None and args.max_time <= 0:
         raise UsageError(f"--max-time {args.max_time}: give a positive number of minutes")
+    budget = getattr(args, "benchmark_budget", None)
+    if budget is not None and budget <= 0:
+        raise UsageError(f"--benchmark-budget {budget:g}: give a positive number of seconds")
     looks = tuple(n for n in LOOKS if n < args.max_rounds) + (args.max_rounds,)
-    return Settings(looks, args.max_time * 60 if args.max_time else None, args.min_time, cpus=check_cpus(args.cpus))
+    return Settings(looks, args.max_time * 60 if args.max_time else None, args.min_time, cpus=check_cpus(args.cpus),
+                    budget=budget)
 
 
 def interrupt_on_sigterm() -> None:

@@ -29,6 +29,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from serialbench.measure import plan as plan_rule
 from serialbench.measure.lanes import CaseError, lanes_of, time_benchmark
 from serialbench.measure.process import Process, WorkerFailed
 from serialbench.measure.session import RoundDone, Session, Settings
@@ -36,7 +37,7 @@ from serialbench.measure.sides import Side
 
 
 def run_session(sides: Sequence[Side], names: Sequence[str], settings: Settings,
-                settle: Callable[[Session, list[str], int, bool], set[str]], say: Callable[[str], None],
+                settle: Callable[[Session, list[str], int, set[str]], set[str]], say: Callable[[str], None],
                 floors: Mapping[str, str | None] | None = None,
                 progress: Callable[[RoundDone], None] = lambda done: None,
                 checkpoint: Callable[[Session], None] = lambda session: None,
@@ -44,7 +45,8 @@ def run_session(sides: Sequence[Side], names: Sequence[str], settings: Settings,
     """Rounds over the benchmarks still running until none is left, the last look, or the time is up.
 
     After the rounds of each look, `settle(session, running, look_index, final)` returns the names
-    that stop; running out of time, or the last look, makes it `final` (every one stops). floors (the
+    that stop; `final` names those whose look is their last and who stop whatever it finds: every one
+    when time runs out or at the last look, else those whose budget ends here (Settings.budget). floors (the
     run, one side): name -> the floor timed beside it, None for none; a floor keeps running while a
     benchmark it serves does. `checkpoint(session)` follows every round that leaves work to do.
     """
@@ -63,13 +65,17 @@ def run_session(sides: Sequence[Side], names: Sequence[str], settings: Settings,
             time_up = settings.max_seconds is not None and spent + took > settings.max_seconds
             before = len(running)
             if session.rounds >= looks[look_index] or time_up:
-                final = time_up or look_index == len(looks) - 1
-                if time_up and look_index < len(looks) - 1:
-                    session.final_rounds = session.rounds
+                if time_up or look_index == len(looks) - 1:
+                    final = set(running)
+                    if time_up and look_index < len(looks) - 1:
+                        session.final_rounds = session.rounds
+                else:
+                    final = {name for name in running if last_look(session, name, settings) == look_index}
+                    session.budget_rounds.update((name, session.rounds) for name in final)
                 running = still_running(running, settle(session, list(running), look_index, final), floors)
                 look_index += 1
             progress(RoundDone(session.rounds, took, before_step, spent, before, len(running),
-                               max(looks[-1] - session.rounds, 0) if look_index < len(looks) else 0, time_up, count))
+                               rounds_left(session, running, settings, look_index), time_up, count))
             if time_up:
                 break
             if running:
@@ -80,9 +86,23 @@ def run_session(sides: Sequence[Side], names: Sequence[str], settings: Settings,
         timed = [name for name in running if session.rounds_of(name)]
         if timed and look_index < len(looks):
             session.final_rounds = min(session.rounds_of(name) for name in timed)
-            settle(session, timed, look_index, True)
+            settle(session, timed, look_index, set(timed))
     session.seconds = time.monotonic() - started
     return session
+
+
+def last_look(session: Session, name: str, settings: Settings) -> int:
+    """The index of the benchmark's last look: where its budget ends it (plan.last_look), or the last."""
+    plan = session.plans.get(name)
+    return len(settings.looks) - 1 if plan is None else plan_rule.last_look(plan, settings, len(session.sides))
+
+
+def rounds_left(session: Session, running: Sequence[str], settings: Settings, look_index: int) -> int:
+    """At most this many rounds more: to the last look of the benchmark that goes on longest."""
+    if look_index >= len(settings.looks) or not running:
+        return 0
+    last = max(settings.looks[last_look(session, name, settings)] for name in running)
+    return max(last - session.rounds, 0)
 
 
 def still_running(running: list[str], settled: set[str], floors: Mapping[str, str | None]) -> list[str]:

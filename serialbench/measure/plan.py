@@ -71,6 +71,29 @@ def values_a_round(plan: Plan, settings: Settings, lanes: int) -> int:
     return max(1, min(MAX_CYCLES, int(BENCHMARK_SECONDS / (lanes * max(value_seconds, 1e-9)))))
 
 
+def round_seconds(plan: Plan, settings: Settings, lanes: int) -> float:
+    """Seconds of the op's calls a lane takes a round: its values with their re-warm calls and its warm
+    cycle, or the one call that prepares it."""
+    if plan.first_call:
+        return plan.per_call
+    values = values_a_round(plan, settings, lanes)
+    cycles = values + (1 if warm_cycle(values) else 0)
+    return plan.per_call * cycles * (plan.loops * plan.inner_loops + plan.rewarm_calls)
+
+
+def last_look(plan: Plan, settings: Settings, lanes: int) -> int:
+    """The index in settings.looks of the op's last look: the last whose rounds take at most
+    settings.budget seconds of its calls on each side (at least the first look), or the session's
+    last with no budget. It depends on the op's planned cost, not on its round estimates, so a look
+    that is final for this row alone may spend the shares of the looks it will not take
+    (verdicts/judge.py)."""
+    if settings.budget is None:
+        return len(settings.looks) - 1
+    seconds = round_seconds(plan, settings, lanes)
+    fits = [index for index, rounds in enumerate(settings.looks) if rounds * seconds <= settings.budget]
+    return max(fits, default=0)
+
+
 def warm_cycle(values: int) -> bool:
     """Whether a round takes one cycle, not recorded, before its values: an op that fits MIN_CYCLES or
     more a round is cheap enough to warm so; a slower one was warmed by prepare's own call."""

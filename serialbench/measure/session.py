@@ -25,6 +25,12 @@ MIN_TIME = 0.002  # seconds a value: short, so that the values of a cycle are mi
 # simulation, 64 for 8 in 10; --max-time bounds what it costs.
 LOOKS = (8, 16, 32, 64)
 MAX_MINUTES = 20.0  # compare's default --max-time
+# compare's default --benchmark-budget: seconds of calls a benchmark may take on each side. Only ops of
+# a tenth of a second a call or more reach it (a cheap op's round takes at most plan.BENCHMARK_SECONDS):
+# a call of 1 s gets its look at 16 rounds, 0.5 s at 32. In an A/A of triton-binary/*, three KServe
+# decoders of 0.16-1.6 s a call held 2.3 of the session's 6.6 min after the look at 32 rounds, for
+# rows already known to within +-2-4% (docs/findings/two-cpus.md).
+BUDGET_SECONDS = 30.0
 FLOOR_RATIO = "serialbench_floor_ratio"  # a run's exp(median over its cycles of log(op / floor))
 
 
@@ -62,6 +68,7 @@ class Settings:
     loops: int | None = None  # iterations a value, given: no calibration
     precision: float | None = None  # the run's target: stop a benchmark once known within +-precision
     cpus: int = 1  # rounds run at once (a step), each on a CPU of its own with its own processes (engine.py)
+    budget: float | None = None  # seconds of calls a benchmark may take on each side: its last look (plan.last_look)
 
     @property
     def min_rounds(self) -> int:
@@ -99,7 +106,7 @@ RUN_VALUES = 5
 RUN_DEFAULT = run_settings(0.03, least_rounds(), 12, RUN_VALUES)
 RUN_FAST = run_settings(0.05, least_rounds(), least_rounds(), RUN_VALUES)
 RUN_RIGOROUS = run_settings(0.01, least_rounds(), 40, 30)
-COMPARE = Settings(LOOKS, MAX_MINUTES * 60, cpus=CPUS)
+COMPARE = Settings(LOOKS, MAX_MINUTES * 60, cpus=CPUS, budget=BUDGET_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -141,6 +148,7 @@ class Session:
     seconds: float = 0.0
     interrupted: bool = False  # Ctrl-C (or SIGTERM) ended it: the caller exits 130 after its output
     final_rounds: int | None = None  # the rounds of a look made final by the time limit or an interrupt
+    budget_rounds: dict[str, int] = field(default_factory=dict)  # name -> the rounds of the look its budget ended
 
     def __post_init__(self):
         for side in self.sides:

@@ -29,8 +29,11 @@ def session_benchmarks(session: Session, label: str, metadata: dict) -> list[pyp
     for name in session.names:
         runs = session.runs[label].get(name)
         if runs:
+            own = dict(metadata)
+            if name in session.budget_rounds:  # so that `report` replays its last look as final
+                own["serialbench_budget_rounds"] = session.budget_rounds[name]
             benches.append(pyperf.Benchmark([
-                pyperf.Run(run.values, metadata={**run.metadata, **metadata, "name": name}, collect_metadata=False)
+                pyperf.Run(run.values, metadata={**run.metadata, **own, "name": name}, collect_metadata=False)
                 for run in runs]))
     return benches
 

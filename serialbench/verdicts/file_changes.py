@@ -40,7 +40,8 @@ def changes_between(base: ResultFile, new: ResultFile, min_effect: float = stats
     paired = is_one_session(base, new)
     rows, selection = paired_rows.compare_benchmarks({b.name: b.benchmark for b, _ in timed},
                                                      {n.name: n.benchmark for _, n in timed}, paired, min_effect,
-                                                     final_rounds(new) if paired else None)
+                                                     final_rounds(new) if paired else None,
+                                                     budget_rounds(new) if paired else None)
     verdicts = {row.name: row.verdict for row in rows}
     changes = []
     for b, n in pairs:
@@ -58,6 +59,16 @@ def final_rounds(results: ResultFile) -> int | None:
     return int(found.pop()) if len(found) == 1 else None
 
 
+def budget_rounds(results: ResultFile) -> dict[str, int]:
+    """name -> the rounds of the look that its budget made its last (Settings.budget), where one did."""
+    found = {}
+    for r in results.results:
+        rounds = {run.get_metadata().get("serialbench_budget_rounds") for run in r.benchmark.get_runs()} - {None}
+        if len(rounds) == 1:
+            found[r.name] = int(rounds.pop())
+    return found
+
+
 def is_one_session(base: ResultFile, new: ResultFile) -> bool:
     """Both files are the two sides of one compare session (their runs were taken in lockstep)."""
     sessions = [{run.get_metadata().get("serialbench_session") for r in f.results for run in r.benchmark.get_runs()}
@@ -72,5 +83,6 @@ def compare_files(base_path: str, head_path: str, min_effect: float = stats.MIN_
     paired = is_one_session(*files)
     benches = [{r.name: r.benchmark for r in f.results} for f in files]
     rows, selection = paired_rows.compare_benchmarks(*benches, paired=paired, min_effect=min_effect,
-                                                     final_at=final_rounds(files[1]) if paired else None)
+                                                     final_at=final_rounds(files[1]) if paired else None,
+                                                     budget_at=budget_rounds(files[1]) if paired else None)
     return rows, selection, paired

@@ -28,7 +28,7 @@ Why the error control holds (A/A: any flag in at most ALPHA of sessions; in gene
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,10 +62,12 @@ class Tables:
 
     def look(self, x: np.ndarray, look_index: int, final, two_speeds: np.ndarray | None = None) -> np.ndarray:
         """Look at every unsettled row; returns the rows settled now (changed, no change, two speeds, or
-        all that are left when the look is final). final: one bool, or one per table."""
+        all that are left when the look is final). final: one bool, one per table (tables,), or one per
+        row (tables, size): a row whose look is its last spends every later look's share here."""
         x = np.asarray(x, dtype=float)
         active = ~self.settled
-        final = np.broadcast_to(np.asarray(final, bool), (active.shape[0],))[:, np.newaxis]
+        final = np.asarray(final, bool)
+        final = np.broadcast_to(final[:, np.newaxis] if final.ndim == 1 else final, active.shape)
         share = np.where(final, stats.share_at(self.change_shares, look_index, True),
                          stats.share_at(self.change_shares, look_index, False))
         share_eq = np.where(final, stats.share_at(self.equivalence_shares, look_index, True),
@@ -257,11 +259,12 @@ class Judge:
         self.estimates: dict[str, list[float]] = {}
         self.modes: dict[str, tuple] = {}
 
-    def look(self, estimates: Mapping[str, Sequence[float]], look_index: int, final: bool,
+    def look(self, estimates: Mapping[str, Sequence[float]], look_index: int, final: bool | Collection,
              times: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None) -> set[str]:
         """estimates: name -> its round estimates so far, for the undecided benchmarks (all with the same
-        number of rounds); times: name -> (BASE's, HEAD's per-round median times) for the two-speed guard.
-        Returns the names settled at this look."""
+        number of rounds); final: whether this look is every benchmark's last, or the names whose last it
+        is (a benchmark's budget: measure/plan.py); times: name -> (BASE's, HEAD's per-round median times)
+        for the two-speed guard. Returns the names settled at this look."""
         counts = {len(values) for values in estimates.values()}
         if len(counts) > 1:
             raise ValueError(f"a look needs the same rounds for every undecided benchmark, got {sorted(counts)}")
@@ -270,6 +273,8 @@ class Judge:
         x = np.zeros((1, len(self.names), counts.pop()))
         asked = np.zeros((1, len(self.names)), bool)
         speeds = np.zeros((1, len(self.names)), bool)
+        last = np.full((1, len(self.names)), final, bool) if isinstance(final, bool) else \
+            np.array([[name in final for name in self.names]])
         for name, values in estimates.items():
             i = self.index[name]
             if self.tables.settled[0, i]:
@@ -280,7 +285,7 @@ class Judge:
             if modes:
                 speeds[0, i], self.modes[name] = True, modes
         self.tables.settled |= ~asked  # settled before, or failed: out of this and later looks
-        settled = self.tables.look(x, look_index, final, speeds)
+        settled = self.tables.look(x, look_index, last, speeds)
         return {name for name in estimates if settled[0, self.index[name]] or not asked[0, self.index[name]]}
 
     def rows(self) -> list[Judged]:
@@ -313,14 +318,16 @@ def selection_verdict(series: Sequence[Sequence[float]], first_look: int, min_ef
 def judge_paired(estimates: Mapping[str, Sequence[float]], looks: Sequence[int],
                  min_effect: float = stats.MIN_EFFECT, alpha: float = stats.ALPHA,
                  times: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
-                 final_at: int | None = None) -> tuple[list[Judged], stats.Verdict | None]:
+                 final_at: int | None = None, budget_at: Mapping[str, int] | None = None
+                 ) -> tuple[list[Judged], stats.Verdict | None]:
     """The two files of one compare session: its looks replayed from each benchmark's rounds, so that
     `report BASE HEAD` prints the verdicts compare printed (the final flags depend only on each
     benchmark's looks, not on when it stopped). A benchmark with fewer rounds than the most stopped at the
     look at its round count. final_at: the rounds at which the session's look was final because time ran
     out or it was interrupted (record it in the files); by default the last planned look, or the last
     round count when it is not a planned one. A session whose benchmarks all settled before the last
-    planned look took no final look."""
+    planned look took no final look. budget_at: name -> the rounds at which its budget made a look its
+    last (measure/plan.py; the files record it)."""
     judge = Judge(list(estimates), looks, min_effect, alpha)
     last = max((len(values) for values in estimates.values()), default=0)
     if final_at is None and (last == looks[-1] or last not in looks):
@@ -329,7 +336,8 @@ def judge_paired(estimates: Mapping[str, Sequence[float]], looks: Sequence[int],
     for index, rounds in enumerate(planned):
         here = {name: list(values[:rounds]) for name, values in estimates.items() if len(values) >= rounds}
         sides = {name: (base[:rounds], head[:rounds]) for name, (base, head) in (times or {}).items() if name in here}
-        judge.look(here, index, rounds == final_at, sides)
+        final = {name for name in here if rounds in (final_at, (budget_at or {}).get(name))}
+        judge.look(here, index, final, sides)
     return judge.rows(), judge.selection_row()
 
 

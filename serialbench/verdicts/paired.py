@@ -10,7 +10,7 @@ views/verdict_table.py prints the rows.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import pyperf
@@ -39,8 +39,9 @@ class PairedComparison:
         self.base, self.head, self.min_effect = base, head, min_effect
         self.judge = Judge(list(names), looks, min_effect)
 
-    def look(self, session: Session, names: Sequence[str], look_index: int, final: bool) -> set[str]:
-        """A look at every undecided benchmark of `names`; those it settles (changed, no change, two speeds)."""
+    def look(self, session: Session, names: Sequence[str], look_index: int, final: Collection[str]) -> set[str]:
+        """A look at every undecided benchmark of `names`; those it settles (changed, no change, two speeds,
+        and those of `final`, whose look is their last)."""
         runs = {name: (session.runs[self.base].get(name, []), session.runs[self.head].get(name, [])) for name in names}
         runs = {name: pair for name, pair in runs.items() if pair[0] and pair[1]}
         if not runs:
@@ -78,10 +79,11 @@ def median_of_medians(runs: Sequence[Run]) -> float | None:
 
 
 def compare_benchmarks(base: dict[str, pyperf.Benchmark], head: dict[str, pyperf.Benchmark], paired: bool,
-                       min_effect: float = stats.MIN_EFFECT, final_at: int | None = None
-                       ) -> tuple[list[Compared], stats.Verdict | None]:
+                       min_effect: float = stats.MIN_EFFECT, final_at: int | None = None,
+                       budget_at: dict[str, int] | None = None) -> tuple[list[Compared], stats.Verdict | None]:
     """Rows of the benchmarks in both, and the selection row: paired by round (the files of one compare
-    session, its looks replayed; `final_at`: the rounds of a look that was final because time ran out)
+    session, its looks replayed; `final_at`: the rounds of a look that was final because time ran out;
+    `budget_at`: name -> the rounds of the look its budget made its last)
     or unpaired (two independent runs: one median per worker process)."""
     names = [name for name in base if name in head]
     runs = {name: (runs_of(base[name]), runs_of(head[name])) for name in names}
@@ -93,7 +95,8 @@ def compare_benchmarks(base: dict[str, pyperf.Benchmark], head: dict[str, pyperf
             kept = [run for run in base_runs if run.round in rounds]
             by_round = {run.round: run for run in head_runs}
             times[name] = (medians(kept), medians([by_round[run.round] for run in kept]))
-        verdict_rows, selection = judge_paired(estimates, LOOKS, min_effect, times=times, final_at=final_at)
+        verdict_rows, selection = judge_paired(estimates, LOOKS, min_effect, times=times, final_at=final_at,
+                                                 budget_at=budget_at)
     else:
         verdict_rows, selection = judge_unpaired({name: medians(pair[0]) for name, pair in runs.items()},
                                                  {name: medians(pair[1]) for name, pair in runs.items()}, min_effect)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from serialbench.core import stats
@@ -120,13 +120,14 @@ class StepJudges:
         return ({key: v[:rounds] for key, v in estimates.items()},
                 {key: (t[0][:rounds], t[1][:rounds]) for key, t in times.items()})
 
-    def look(self, session: Session, names: Sequence[str], look_index: int, final: bool) -> set[str]:
-        """A look at every step of the undecided `names`; a benchmark is settled when every step is."""
+    def look(self, session: Session, names: Sequence[str], look_index: int, final: Collection[str]) -> set[str]:
+        """A look at every step of the undecided `names`; a benchmark is settled when every step is (every
+        step of a name in `final` is: its look is its last)."""
         estimates, times = self._estimates(session, names, self.step_pairs)
-        settled = self.steps.look(estimates, look_index, final, times)
+        settled = self.steps.look(estimates, look_index, {key for key in estimates if key[0] in final}, times)
         if self.anchored is not None:
             estimates, times = self._estimates(session, names, self.anchor_pairs)
-            self.anchored.look(estimates, look_index, final, times)
+            self.anchored.look(estimates, look_index, {key for key in estimates if key[0] in final}, times)
         return {name for name in names if all((name, pair) in settled for pair in self.step_pairs)}
 
     def verdicts(self, anchored: bool = False) -> dict[tuple[str, tuple[int, int]], Step]:

@@ -11,7 +11,7 @@ not a bare "unstable", and a row whose processes ran at two speeds names both.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from serialbench.core import medians
 from serialbench.core.formatting import format_duration, format_percent, format_ratio, format_time
@@ -97,9 +97,9 @@ class RoundProgress:
             say(f"time is up ({self.settings.max_seconds / 60:g} min): {step.running} benchmarks end with the "
                 "processes they have")
 
-    def settle(self, session: Session, running: Sequence[str], look_index: int, final: bool,
+    def settle(self, session: Session, running: Sequence[str], look_index: int, final: Collection[str],
                say: Callable[[str], None]) -> set[str]:
-        """The benchmarks of `running` that stop now (all of them when `final`); a line for each. A floor
+        """The benchmarks of `running` that stop now (those of `final` whatever they reached); a line for each. A floor
         stops with the last benchmark that it serves."""
         runs = session.runs[session.sides[0].label]
         now: set[str] = set()
@@ -107,7 +107,7 @@ class RoundProgress:
         for name in ordered:
             found = session_timing(runs.get(name, []))
             served = [other for other in running if self.floors.get(other) == name and other not in now]
-            if served or not (final or (found is not None and found.reached(self.target))):
+            if served or not (name in final or (found is not None and found.reached(self.target))):
                 continue
             now.add(name)
             self.settled[name] = found
