@@ -161,6 +161,8 @@ def show_verdicts(args, out: Output, judge, session, base: Side, head: Side, min
     out.print(format_table(rows, *labels, min_effect, selection=selection))
     out.print(f"{count} benchmarks, {session.rounds} rounds in {session.seconds / 60:.1f} min")
     if session.budget_rounds:
+        from serialbench.views.progress import budget_line
+
         out.print(budget_line(session.budget_rounds, args.benchmark_budget))
     out.write("markdown", lambda: markdown_table(rows, *labels, min_effect, selection=selection))
     out.write("json", lambda: compare_json(rows, base.description, head.description, min_effect, session.failed,
@@ -177,13 +179,6 @@ def show_verdicts(args, out: Output, judge, session, base: Side, head: Side, min
         out.say(f"interrupted: the table is of {session.rounds} rounds; exit status 130")
         return 130
     return status
-
-
-def budget_line(budget_rounds: dict[str, int], budget: float) -> str:
-    """Which benchmarks their budget ended, and at how many rounds: their rows say what is known of them."""
-    ended = "; ".join(f"{name} at {rounds}" for name, rounds in budget_rounds.items())
-    return (f"{len(budget_rounds)} benchmarks judged at the last look that {budget:g} s of calls a side pay for "
-            f"(--benchmark-budget), in rounds: {ended}")
 
 
 def show_counts(args, out: Output, mode: str, rows, failed: dict[str, str], base: Side, head: Side,

@@ -48,7 +48,7 @@ from serialbench.results import kinds
 from serialbench.results.paths import safe_stem
 from serialbench.results.session_files import machine_metadata, write_session_files
 from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_rows
-from serialbench.views.progress import session_round_line
+from serialbench.views.progress import budget_line, session_round_line
 from serialbench.views.sweep_table import format_sweep, listed, markdown_sweep
 from serialbench.views.verdict_json import sweep_from_json, sweep_json
 
@@ -159,6 +159,9 @@ def run(args, out: Output) -> int:
                   history=history)
     failed = {name: why for session, _ in parts for name, why in session.failed.items()}
     rounds = max((session.rounds for session, _ in parts), default=0)
+    budgeted = {name: rounds for session, _ in parts for name, rounds in session.budget_rounds.items()}
+    if budgeted:
+        say(budget_line(budgeted, settings.budget))
     status = output(sweep, out, f"{len(rows)} benchmarks x {len(columns)} sides, {rounds} rounds at most, "
                                  f"in {(time.monotonic() - started) / 60:.1f} min")
     if failed:

@@ -131,6 +131,14 @@ class RoundProgress:
         return line
 
 
+def budget_line(budget_rounds: Mapping[str, int], budget: float) -> str:
+    """Which benchmarks their budget ended (Settings.budget), and at how many rounds: their rows say
+    what is known of them."""
+    ended = "; ".join(f"{name} at {rounds}" for name, rounds in budget_rounds.items())
+    return (f"{len(budget_rounds)} benchmarks judged at the last look that {budget:g} s of calls a side pay for "
+            f"(--benchmark-budget), in rounds: {ended}")
+
+
 def session_round_line(count: int, settings: Settings, say: Callable[[str], None]) -> Callable[[RoundDone], None]:
     """compare's (sweep's, bisect's, calibrate's) line after each round: how many benchmarks are still
     undecided and how long it may go on, or that the time limit ended it."""
