@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from serialbench.core.medians import least_rounds
 from serialbench.measure.sides import Side
 
-MIN_TIME = 0.002  # seconds a value: short, so that the values of a cycle are milliseconds apart
+# Seconds a value: short, so that the values of a cycle are milliseconds apart. 1 ms, not 2: alternated
+# --fast runs of triton-binary/* took 25-26 s against 34-35 s, with as many rows within +-5% (98 and 88
+# against 87 and 93), multiples as wide (5.0-5.9% against 5.3-5.5%) and medians 1.00x at 1K and 10K,
+# 0.99x at 100K and 0.98x at 1M; check-harness kept run/plain at 1.010 and compare/plain at 1.002
+# (docs/findings/two-cpus.md).
+MIN_TIME = 0.001
 # The rounds at which compare looks at its undecided benchmarks. The look at 64 is for the noisiest,
 # mostly at 1M (3-4% a round here): 32 rounds confirmed "no change" for about 4 in 10 of those in
 # simulation, 64 for 8 in 10; --max-time bounds what it costs.
