@@ -72,13 +72,14 @@ def values_a_round(plan: Plan, settings: Settings, lanes: int) -> int:
 
 
 def round_seconds(plan: Plan, settings: Settings, lanes: int) -> float:
-    """Seconds of the op's calls a lane takes a round: its values with their re-warm calls and its warm
-    cycle, or the one call that prepares it."""
+    """Seconds of the op's calls a lane takes a round: the call that prepares it (every round's prepare
+    calls it once), and its values with their re-warm calls and its warm cycle unless that call was
+    its value."""
     if plan.first_call:
         return plan.per_call
     values = values_a_round(plan, settings, lanes)
     cycles = values + (1 if warm_cycle(values) else 0)
-    return plan.per_call * cycles * (plan.loops * plan.inner_loops + plan.rewarm_calls)
+    return plan.per_call * (1 + cycles * (plan.loops * plan.inner_loops + plan.rewarm_calls))
 
 
 def last_look(plan: Plan, settings: Settings, lanes: int) -> int:

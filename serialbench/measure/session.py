@@ -31,8 +31,8 @@ MIN_TIME = 0.001
 LOOKS = (8, 16, 32, 64)
 MAX_MINUTES = 20.0  # compare's default --max-time
 # compare's default --benchmark-budget: seconds of calls a benchmark may take on each side. Only ops of
-# a tenth of a second a call or more reach it (a cheap op's round takes at most plan.BENCHMARK_SECONDS):
-# a call of 1 s gets its look at 16 rounds, 0.5 s at 32. In an A/A of triton-binary/*, three KServe
+# a quarter of a second a call or more reach it (a cheap op's round takes at most plan.BENCHMARK_SECONDS
+# of values): a call of 1 s gets its look at 16 rounds, 0.5 s at 32. In an A/A of triton-binary/*, three KServe
 # decoders of 0.16-1.6 s a call held 2.3 of the session's 6.6 min after the look at 32 rounds, for
 # rows already known to within +-2-4% (docs/findings/two-cpus.md).
 BUDGET_SECONDS = 30.0
