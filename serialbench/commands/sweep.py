@@ -159,7 +159,7 @@ def run(args, out: Output) -> int:
                   history=history)
     failed = {name: why for session, _ in parts for name, why in session.failed.items()}
     rounds = max((session.rounds for session, _ in parts), default=0)
-    budgeted = {name: rounds for session, _ in parts for name, rounds in session.budget_rounds.items()}
+    budgeted = {name: ended for session, _ in parts for name, ended in session.budget_rounds.items()}
     if budgeted:
         say(budget_line(budgeted, settings.budget))
     status = output(sweep, out, f"{len(rows)} benchmarks x {len(columns)} sides, {rounds} rounds at most, "
