@@ -397,7 +397,21 @@ def test_sides_are_named_by_the_versions_they_imported_and_local_builds_are_mark
     named = name_sides([Checked(base, ["m/p/float32/1K"], versions={"msgpack": "1.1.2", "numpy": "2.4.6"}),
                         Checked(head, ["m/p/float32/1K"], versions={"msgpack": "1.1.2", "numpy": "2.4.6"})])
     assert [item.side.description for item in named] == ["msgpack 1.1.2 (installed)",
-                                                         "msgpack 1.1.2 (local: ./msgpack-1.1.2)"]
+                                                         "msgpack 1.1.2 (local: msgpack-1.1.2)"]
+    # Two local checkouts of one package: each by the folder where their paths part, never a path.
+    for name in ("kserve-base", "kserve-fix"):
+        (tmp_path / name / "python" / "kserve").mkdir(parents=True)
+    sides = []
+    for label, name in (("BASE", "kserve-base"), ("HEAD", "kserve-fix")):
+        spec = str(tmp_path / name / "python" / "kserve")
+        directory = tmp_path / f"overlay-{name}"
+        directory.mkdir()
+        (directory / overlays.MANIFEST).write_text(json.dumps({"specs": [spec], "installed": ["kserve 0.20.0"],
+                                                               "by_spec": {spec: ["kserve 0.20.0"]}}))
+        sides.append(Checked(Side(label, tmp_path, overlay=directory, specs=(spec,), installed=("kserve 0.20.0",)),
+                             ["x"], versions={"kserve": "0.20.0"}))
+    assert [item.side.description for item in name_sides(sides)] == ["kserve 0.20.0 (local: kserve-base)",
+                                                                      "kserve 0.20.0 (local: kserve-fix)"]
     other = Side("HEAD", tmp_path)  # no overlay: named only by what differs
     named = name_sides([Checked(base, ["x"], versions={"protobuf": "6.33.6", "numpy": "2.4.6"}),
                         Checked(other, ["x"], versions={"protobuf": "7.36.2", "numpy": "2.4.6"})])

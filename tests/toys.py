@@ -156,23 +156,30 @@ def write_toyser(repo, index, extra, broken=False):
     (repo / "REVISION").write_text(f"{index}\n")
 
 
-def make_history_repo(repo):
+def make_history_repo(repo, folder=""):
     """toyser's history: HISTORY commits on main; the commit at SLOW_AT makes encode copy the
     tensor three more times per op, the one at BROKEN_AT does not build, the one at MERGE_AT merges
-    a branch of two commits. Returns the first-parent shas, oldest first."""
-    (repo / "toyser").mkdir(parents=True)
+    a branch of two commits. With `folder` ('python/toy'), a monorepo: the package sits in that
+    folder, files above it are not the package (a README, a server's code), every package commit
+    touches one of them too, and a commit that touches only them follows each package commit.
+    Returns the first-parent shas of the commits that change the package, oldest first."""
+    package = repo / folder if folder else repo
+    (package / "toyser").mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
-    (repo / ".gitignore").write_text("toyser/_generated.py\n")
-    (repo / "VERSION").write_text("1.0\n")
-    (repo / "pyproject.toml").write_text('[build-system]\nrequires = []\nbuild-backend = "backend"\n'
-                                         'backend-path = ["."]\n\n[project]\nname = "toyser"\nversion = "1.0"\n')
+    (package / ".gitignore").write_text("toyser/_generated.py\n")
+    (package / "VERSION").write_text("1.0\n")
+    (package / "pyproject.toml").write_text('[build-system]\nrequires = []\nbuild-backend = "backend"\n'
+                                            'backend-path = ["."]\n\n[project]\nname = "toyser"\nversion = "1.0"\n')
+    if folder:
+        (repo / "server").mkdir()
+        (repo / "README.md").write_text("a monorepo: the Python package is in " + folder + "\n")
     shas = []
     for index in range(HISTORY):
         extra = 3 if index >= SLOW_AT else 0
         if index == MERGE_AT:
             git(repo, "checkout", "-q", "-b", "side")
             for step in range(2):
-                (repo / f"notes-{step}.txt").write_text(f"side {step}\n")
+                (package / f"notes-{step}.txt").write_text(f"side {step}\n")
                 commit_all(repo, f"side branch, note {step}")
             git(repo, "checkout", "-q", "main")
             git(repo, "-c", "user.name=test", "-c", "user.email=test@example.com", "merge", "-q", "--no-ff",
@@ -180,7 +187,14 @@ def make_history_repo(repo):
             shas.append(subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
                                        check=True).stdout.strip())
             continue
-        write_toyser(repo, index, extra, broken=index == BROKEN_AT)
+        write_toyser(package, index, extra, broken=index == BROKEN_AT)
+        if folder:
+            (repo / "server" / "main.go").write_text(f"package main // {index}\n")
         subject = {SLOW_AT: "encode: copy the body three more times", BROKEN_AT: "build: needs a C compiler"}
         shas.append(commit_all(repo, f"revision {index}: {subject.get(index, 'tidy')}"))
+        if folder:
+            (repo / "server" / "notes.md").write_text(f"server notes {index}\n")
+            commit_all(repo, f"server: notes {index}")
     return shas
+
+

@@ -95,11 +95,13 @@ def one_benchmark(case_dir_args: list[str], pattern: str, payloads: list[str] = 
 
 def commits_between(path: str, name: str, good: str, bad: str) -> list[Commit]:
     """--repo: the commits from GOOD to BAD, checked (a repository, revisions, one package NAME) before any build."""
-    repo = commits.repository(path)
-    if repo is None:
+    where = commits.repository(path)
+    if where is None:
         raise UsageError(f"--repo {path} is not a git repository; give a clone of {name} (a work tree or a bare "
-                         "repository)")
-    found = commits.first_parent(repo, good, bad)
+                         "repository), or the folder of its package inside one")
+    found = commits.first_parent(where, good, bad)
+    for end, revision in ((found[0], good), (found[-1], bad)):
+        commits.check_package(end, f"{path}@{revision}")
     commits.check_names([found[0], found[-1]], name)
     return found
 
@@ -201,7 +203,8 @@ def run(args, out: Output) -> int:
         found = commits_between(args.repo, args.name, args.good, args.bad)
         history = {commit.label: commit for commit in found}
         versions, good, bad = list(history), found[0].label, found[-1].label
-        out.say(f"{len(versions)} commits of {args.name} from {args.good} to {args.bad} (first-parent)")
+        changing = f", changing {found[0].folder}" if found[0].folder else ""
+        out.say(f"{len(versions)} commits of {args.name} from {args.good} to {args.bad} (first-parent{changing})")
     else:
         versions = releases.between(args.name, args.good, args.bad, sys.executable)
         out.say(f"{len(versions)} releases of {args.name} from {args.good} to {args.bad}: {', '.join(versions)}")
@@ -214,7 +217,7 @@ def run(args, out: Output) -> int:
     took = f"{len(search.sessions)} sessions in {minutes:.1f} min"
     for line in answer_lines(benchmark, result, good, bad, args.direction, took, history, search.skipped):
         out.print(line)
-    named = commits.range_name(f"{found[0].repo}@{args.good}..{args.bad}") if history else ""
+    named = commits.range_name(found[0].place.spec(f"{args.good}..{args.bad}")) if history else ""
     out.write("json", lambda: bisect_json(benchmark, good, bad, result, search.sessions, history, search.skipped,
                                           named))
     if search.interrupted:

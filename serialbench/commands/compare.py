@@ -31,7 +31,7 @@ from serialbench.commands.options import (
     settings_from,
 )
 from serialbench.core.errors import UsageError
-from serialbench.measure import overlays
+from serialbench.measure import commits, overlays
 from serialbench.measure.side_setup import (
     check_commits,
     check_selection,
@@ -79,6 +79,13 @@ def arguments(cli: Parser) -> None:
                          help=f"install SPEC for {side.upper()} only, first on its sys.path (repeatable): "
                               + overlays.SPEC_HELP)
         cli.add_argument(f"--{side}-python", metavar="PY", help=f"run {side.upper()}'s workers with this interpreter")
+    cli.add_argument("--patch", metavar="PATH[@REV]",
+                     help="a library's uncommitted change against the commit it started from: BASE builds PATH "
+                          "(a clone, or its package's folder inside one) at REV (default HEAD), HEAD its work tree "
+                          "as it is now, both from clean exports of the folder")
+    for side in ("base", "head"):
+        cli.add_argument(f"--{side}-label", metavar="NAME", help=f"name {side.upper()} so in the table and its files "
+                                                                  "(default: what tells the sides apart)")
     options.add_build_arguments(cli)
     add_filter_arguments(cli)
     add_session_arguments(cli)
@@ -110,11 +117,24 @@ def count_mode(args) -> str | None:
     return chosen[0] if chosen else None
 
 
+def patch_specs(given: str) -> tuple[str, str]:
+    """--patch PATH[@REV]: BASE's spec (PATH@REV, REV HEAD by default) and HEAD's (PATH@{worktree})."""
+    path, revision = commits.split_spec(given) or (given, "HEAD")
+    where = commits.repository(path)
+    if where is None:
+        raise UsageError(f"--patch {given}: {path} is not a folder of a git clone; give the library's clone or its "
+                         "package's folder inside it, optionally @REV (default HEAD)")
+    return where.spec(revision), where.spec(commits.WORK_TREE)
+
+
 def run(args, out: Output) -> int:
+    if args.patch:
+        base_spec, head_spec = patch_specs(args.patch)
+        args.base_with, args.head_with = [base_spec, *args.base_with], [head_spec, *args.head_with]
     environments = args.base_with or args.head_with or args.base_python or args.head_python
     if args.base is None and not environments:
         raise UsageError("give BASE (a git revision), or an environment for a side: --base-with/--head-with SPEC, "
-                         "--base-python/--head-python PY")
+                         "--patch PATH, --base-python/--head-python PY")
     settings = settings_from(args)
     min_effect = options.min_effect(args)
     mode = count_mode(args)
@@ -125,7 +145,8 @@ def run(args, out: Output) -> int:
     with prepared_sides(args, out.say) as (base, head):
         checked = check_sides((base, head), filters(args.patterns, args.tier, args.input), out.say)
         names = common_benchmarks(checked, out.say)
-        base, head = (item.side for item in checked)
+        base, head = (dataclasses.replace(item.side, name=name or "")
+                      for item, name in zip(checked, (args.base_label, args.head_label)))
         out.say(f"BASE: {base.description}; HEAD: {head.description}")
         if mode:
             from serialbench.verdicts.counts import TOLERANCE, count

@@ -1,18 +1,23 @@
 """Sides from a library's git history: `PATH@REV` names a commit of the git repository at PATH (a
 work tree or a bare repository), and `PATH@A..B` the commits from A to B on B's first-parent line
-(A included: merges count as one commit each, as `git log --first-parent` lists them).
+(A included: merges count as one commit each, as `git log --first-parent` lists them). PATH may be
+a folder inside a clone, or carry pip's `#subdirectory=DIR`: the package is that folder
+(measure/package_trees.py), and a range keeps the commits that change it. `PATH@{worktree}` is
+the work tree as it is now, uncommitted changes included: a maintainer's patch against its base.
 
-A commit becomes a side through a wheel built from a clean tree of its own: a fresh clone checked
-out at the commit, so that nothing the user's work tree holds (edits, files another build
-generated and git ignores, such as a Cython .c file) can leak into it. The wheel is then installed
-as any local wheel (measure/overlays.py). Builds are cached by the commit's tree hash, the
-interpreter and the build options, failures included: a second search over the same range builds
-nothing. A build that fails is a `BuildFailed` whose message is one line, the first cause pip's
-output names.
+A commit becomes a side through a wheel built from a clean tree of its own, so that nothing the
+user's work tree holds (edits, files another build generated and git ignores, such as a Cython .c
+file) can leak into it: a fresh clone checked out at the commit for a package at the top of its
+repository (its build may read the git metadata), the package's folder alone, exported from the
+commit, for one inside it. The wheel is then installed as any local wheel (measure/overlays.py).
+Builds are cached by the folder's tree hash, the folder, the interpreter and the build options,
+failures included: a second search over the same range builds nothing. A build that fails is a
+`BuildFailed` whose message is one line, the first cause pip's output names.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -28,12 +33,14 @@ from pathlib import Path
 
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import last_line
+from serialbench.measure import package_trees
+from serialbench.measure.package_trees import WORK_TREE, Place
 from serialbench.measure.worktrees import git, resolve
 
 BUILD_RECORD = "serialbench-overlay.json"  # the overlays' manifest name: `cache list` and `prune` see builds too
 FULL_SHA = re.compile(r"[0-9a-f]{40}")
 LABEL_LENGTH = 8
-RECIPE = 2  # how a commit is built; a change to _build or _tool_environment bumps it, and the cache with it
+RECIPE = 3  # how a commit is built; a change to _build or _tool_environment bumps it, and the cache with it
 # pip's own lines around a failed build: they say that it failed, not why.
 PIP_NOISE = re.compile(r"^(error: subprocess-exited-with-error|error: metadata-generation-failed|error: "
                        r"failed-wheel-build|ERROR: Failed|ERROR: Could not build|note: |exit code: |"
@@ -75,36 +82,36 @@ class Commit:
     subject: str = ""
     date: str = ""  # the author date, YYYY-MM-DD
     files: tuple[str, ...] = ()  # changed against its first parent
+    folder: str = ""  # the package's folder in the repository ('' at the top)
+    work_tree: str = ""  # the tree of the work tree's folder, when the side is the work tree (sha is its HEAD)
 
     @property
     def label(self) -> str:
-        return self.sha[:LABEL_LENGTH]
+        return "work tree" if self.work_tree else self.sha[:LABEL_LENGTH]
+
+    @property
+    def place(self) -> Place:
+        return Place(self.repo, self.folder)
 
     @property
     def spec(self) -> str:
-        return f"{self.repo}@{self.sha}"
+        return self.place.spec(WORK_TREE if self.work_tree else self.sha)
 
     def as_json(self) -> dict:
         return {"sha": self.sha, "subject": self.subject, "date": self.date, "files": list(self.files)}
 
 
-def repository(path: str) -> Path | None:
-    """The git repository at `path` (its top level, or the bare repository itself), or None."""
-    where = Path(path).expanduser()
-    if not where.is_dir():
-        return None
-    done = subprocess.run(["git", "-C", str(where), "rev-parse", "--is-bare-repository", "--show-toplevel"],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        return None
-    lines = done.stdout.split()
-    return where.resolve() if lines[0] == "true" else Path(lines[1]).resolve()
+def repository(path: str) -> Place | None:
+    """The git repository at `path` and the package's folder in it (package_trees.place: `path` a
+    folder inside a clone, or PATH#subdirectory=DIR), or None when `path` is no git repository."""
+    path, folder = package_trees.without_suffix(path)
+    return package_trees.place(path, folder)
 
 
 def split_spec(spec: str) -> tuple[str, str] | None:
-    """('PATH', 'REV') when the spec is PATH@REV with PATH an existing directory, else None (a pip
-    requirement such as 'name @ https://...' names no directory)."""
-    path, at, revision = spec.rpartition("@")
+    """('PATH', 'REV') when the spec is PATH@REV (with or without #subdirectory=DIR) with PATH an
+    existing directory, else None (a pip requirement such as 'name @ https://...' names no directory)."""
+    path, at, revision = package_trees.without_suffix(spec)[0].rpartition("@")
     if not at or not path or not revision or not Path(path).expanduser().is_dir():
         return None
     return path, revision
@@ -114,49 +121,64 @@ def is_commit_spec(spec: str) -> bool:
     return split_spec(spec) is not None
 
 
-def repository_of(spec: str) -> tuple[Path, str]:
-    """The repository and revision of a PATH@REV spec, or a one-line error naming what PATH is."""
+def repository_of(spec: str) -> tuple[Place, str]:
+    """The repository (and package folder) and revision of a PATH@REV spec, or a one-line error
+    naming what PATH is."""
     path, revision = split_spec(spec) or ("", "")
-    repo = repository(path)
-    if repo is None:
+    found = package_trees.place(path, package_trees.without_suffix(spec)[1])
+    if found is None:
         raise UsageError(f"{spec!r}: {path} is not a git repository; give PATH@REV with PATH a clone of the "
-                         "library (a work tree or a bare repository)")
-    return repo, revision
+                         "library (a work tree or a bare repository) or a folder inside one")
+    return found, revision
 
 
 @functools.cache
-def describe(repo: Path, sha: str) -> Commit:
+def describe(repo: Path, sha: str, folder: str = "") -> Commit:
     """The commit with its subject, date and the files it changed against its first parent; once per
     commit (a range's commits are described by the range, the name check and each side's build)."""
     head = git(repo, "log", "-1", "--format=%H%x00%ad%x00%s", "--date=short", sha).rstrip("\n").split("\0")
     files = git(repo, "diff-tree", "-r", "--root", "--name-only", "--no-commit-id", "-m", "--first-parent", sha)
-    return Commit(repo, head[0], head[2], head[1], tuple(files.split()))
+    return Commit(repo, head[0], head[2], head[1], tuple(files.split()), folder)
 
 
 def commit_of(spec: str) -> Commit:
-    repo, revision = repository_of(spec)
-    return describe(repo, resolve(repo, revision))
+    """The commit a PATH@REV spec names; PATH@{worktree}: the work tree's folder as it is now, on its HEAD."""
+    where, revision = repository_of(spec)
+    if revision == WORK_TREE:
+        tree = package_trees.work_tree_tree(where)
+        head = describe(where.repo, resolve(where.repo, "HEAD"), where.folder)
+        return dataclasses.replace(head, subject=f"uncommitted changes on {head.label}", work_tree=tree)
+    return describe(where.repo, resolve(where.repo, revision), where.folder)
 
 
-def first_parent(repo: Path, good: str, bad: str) -> list[Commit]:
-    """GOOD, then every commit after it on BAD's first-parent line up to BAD, oldest first."""
+def first_parent(where: Place, good: str, bad: str) -> list[Commit]:
+    """GOOD, then every commit after it on BAD's first-parent line up to BAD, oldest first; for a
+    package inside its repository, only the commits that change its folder (and GOOD)."""
+    repo = where.repo
     low, high = resolve(repo, good), resolve(repo, bad)
     if subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", low, high]).returncode != 0:
         raise UsageError(f"{good} is not an ancestor of {bad} in {repo}; give the older commit first (GOOD..BAD)")
     later = git(repo, "rev-list", "--first-parent", "--reverse", f"{low}..{high}").split()
+    if where.folder:  # a commit that leaves the folder as it was builds what the one before it built
+        trees = package_trees.folder_trees(where, [low, *later])
+        later = [sha for sha, tree, before in zip(later, trees[1:], trees) if tree != before]
     if not later:
-        raise UsageError(f"{good}..{bad} holds no commit after {good}; give an older GOOD or a later BAD")
-    return [describe(repo, sha) for sha in [low, *later]]
+        changing = f" that changes {where.folder}" if where.folder else ""
+        raise UsageError(f"{good}..{bad} holds no commit{changing} after {good}; give an older GOOD or a later BAD")
+    return [describe(repo, sha, where.folder) for sha in [low, *later]]
 
 
-def repository_name(repo: Path) -> str:
-    return repo.name.removesuffix(".git")
+def repository_name(where: Place) -> str:
+    """'msgpack-python', or 'kserve python/kserve' for a package inside its repository."""
+    name = where.repo.name.removesuffix(".git")
+    return f"{name} {where.folder}" if where.folder else name
 
 
 def range_name(spec: str) -> str:
-    """'msgpack-python v1.1.2..v1.2.0 (first-parent)' for PATH@v1.1.2..v1.2.0."""
-    repo, revisions = repository_of(spec)
-    return f"{repository_name(repo)} {revisions} (first-parent)"
+    """'msgpack-python v1.1.2..v1.2.0 (first-parent)' for PATH@v1.1.2..v1.2.0; a folder's range
+    keeps the commits that change it."""
+    where, revisions = repository_of(spec)
+    return f"{repository_name(where)} {revisions} (first-parent" + (", changing it)" if where.folder else ")")
 
 
 def is_range(spec: str) -> bool:
@@ -174,16 +196,21 @@ def expand_range(spec: str) -> list[Commit]:
 
 
 def label(spec: str) -> str:
-    """A commit side's column label: the revision as given ('v1.2.0'), a full sha shortened."""
+    """A commit side's column label: the revision as given ('v1.2.0'), a full sha shortened, 'work tree'."""
     _, revision = split_spec(spec) or ("", spec)
+    if revision == WORK_TREE:
+        return "work tree"
     return revision[:LABEL_LENGTH] if FULL_SHA.fullmatch(revision) else revision
 
 
-def package_name(repo: Path, sha: str) -> str | None:
+def package_name(commit: Commit) -> str | None:
     """The distribution a commit builds, as its metadata files say it (pyproject.toml's [project],
     setup.cfg's [metadata], a literal name= in setup.py); None when none says it without building."""
+    tree = source_tree(commit)
+
     def show(name: str) -> str | None:
-        done = subprocess.run(["git", "-C", str(repo), "show", f"{sha}:{name}"], capture_output=True, text=True)
+        done = subprocess.run(["git", "-C", str(commit.repo), "show", f"{tree}:{name}"], capture_output=True,
+                              text=True)
         return done.stdout if done.returncode == 0 else None
 
     text = show("pyproject.toml")
@@ -207,7 +234,7 @@ def check_names(commits: Sequence[Commit], expected: str | None = None) -> None:
     """A one-line error when the commits' metadata name more than one package (or another than `expected`)."""
     from serialbench.measure.overlays import normalized
 
-    names = {commit.label: package_name(commit.repo, commit.sha) for commit in commits}
+    names = {commit.label: package_name(commit) for commit in commits}
     wanted = expected or next((name for name in names.values() if name), None)
     for commit_label, name in names.items():
         if name and wanted and normalized(name) != normalized(wanted):
@@ -223,9 +250,28 @@ def builds_root() -> Path:
     return cache_root().parent / "builds"
 
 
-def build_key(repo: Path, sha: str, identity: dict, build: Build) -> str:
-    tree = git(repo, "rev-parse", f"{sha}^{{tree}}").strip()
-    parts = {"recipe": RECIPE, "tree": tree, "python": [identity["version"], identity["soabi"]],
+def source_tree(commit: Commit) -> str:
+    """The tree that is built: the package's folder at the commit (or in the work tree)."""
+    if commit.work_tree:
+        return commit.work_tree
+    tree = package_trees.folder_tree(commit.place, commit.sha)
+    if tree is None:
+        raise BuildFailed(f"has no folder {commit.folder}", commit.label)
+    return tree
+
+
+def check_package(commit: Commit, spec: str) -> None:
+    """A one-line error, before anything is built, when the commit's folder holds no package."""
+    tree = commit.work_tree or package_trees.folder_tree(commit.place, commit.sha)
+    if tree is None or not package_trees.has_package(commit.place, tree):
+        where = commit.folder or "its top level"
+        raise UsageError(f"{spec!r}: {where} holds no package at {commit.label} (no pyproject.toml or setup.py); "
+                         "give the folder of the package inside the repository (e.g. ../kserve/python/kserve@REV)")
+
+
+def build_key(commit: Commit, identity: dict, build: Build) -> str:
+    parts = {"recipe": RECIPE, "tree": source_tree(commit), "folder": commit.folder,
+             "python": [identity["version"], identity["soabi"]],
              "tools": sorted(build.tools), "steps": list(build.steps), "requirements": build.requirements}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -236,7 +282,7 @@ def wheel(commit: Commit, python: str, build: Build, say: Callable[[str], None])
     from serialbench.measure.overlays import interpreter_identity, staged
 
     identity = interpreter_identity(python)
-    directory = builds_root() / build_key(commit.repo, commit.sha, identity, build)
+    directory = builds_root() / build_key(commit, identity, build)
     record_path = directory / BUILD_RECORD
     if record_path.exists():
         os.utime(record_path)  # its last use, for `cache prune`
@@ -255,7 +301,8 @@ def wheel(commit: Commit, python: str, build: Build, say: Callable[[str], None])
                             *([f"--build-requirements {build.requirements}"] if build.requirements else []),
                             *(f"--build-step {s}" for s in build.steps)],
                   "installed": [_wheel_name(made)] if made else [], "python": identity["version"].split()[0],
-                  "commit": commit.sha, "subject": commit.subject, "wheel": made.name if made else None,
+                  "commit": commit.sha, "work_tree": bool(commit.work_tree), "folder": commit.folder,
+                  "subject": commit.subject, "wheel": made.name if made else None,
                   "why": why, "seconds": round(time.monotonic() - started, 1)}
         (staging / BUILD_RECORD).write_text(json.dumps(record))
     if why:
@@ -269,15 +316,31 @@ def _wheel_name(path: Path) -> str:
     return f"{name} {version}"
 
 
+def _check_out(commit: Commit, tree: Path) -> None:
+    """The tree to build, in a folder of its own: a clone at the commit for a package at the top of
+    its repository (its work tree's files when the side is the work tree), the folder's files alone
+    for one inside it."""
+    if commit.folder:
+        try:
+            package_trees.export(commit.place, source_tree(commit), tree)
+        except UsageError as exc:
+            raise BuildFailed(str(exc)) from None
+        return
+    commands = [["git", "clone", "--quiet", "--shared", "--no-checkout", str(commit.repo), str(tree)],
+                ["git", "-C", str(tree), "checkout", "--quiet", "--detach", commit.sha]]
+    if commit.work_tree:  # HEAD's history for a build that asks git its version, the work tree's files
+        commands.append(["git", "-C", str(tree), "read-tree", "-u", "--reset", commit.work_tree])
+    for command in commands:
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise BuildFailed(f"cannot check out {commit.label}: {last_line(done.stderr) or 'git failed'}")
+
+
 def _build(commit: Commit, python: str, build: Build, out: Path) -> Path:
-    """Clone, check out, run the build steps, pip wheel: the wheel in `out`."""
+    """Check out (or export), run the build steps, pip wheel: the wheel in `out`."""
     with tempfile.TemporaryDirectory(prefix="serialbench-build-") as scratch:
         tree = Path(scratch) / "tree"
-        for command in (["git", "clone", "--quiet", "--shared", "--no-checkout", str(commit.repo), str(tree)],
-                        ["git", "-C", str(tree), "checkout", "--quiet", "--detach", commit.sha]):
-            done = subprocess.run(command, capture_output=True, text=True)
-            if done.returncode != 0:
-                raise BuildFailed(f"cannot check out {commit.label}: {last_line(done.stderr) or 'git failed'}")
+        _check_out(commit, tree)
         env = dict(os.environ)
         builder = [python]
         isolation = []
@@ -341,10 +404,14 @@ def cause(output: str) -> str:
     return found if len(found) <= 240 else found[:237] + "..."
 
 
-def built_commit(wheel_path: Path) -> str | None:
-    """The commit a wheel of the builds cache was built from, or None for any other wheel."""
+def built_from(wheel_path: Path) -> str | None:
+    """What a wheel of the builds cache was built from, as a side's name says it: 'commit 9f9bdae0',
+    'work tree'; None for any other wheel."""
     try:
         wheel_path.relative_to(builds_root())
-        return json.loads((wheel_path.parent / BUILD_RECORD).read_text())["commit"]
-    except (ValueError, OSError, KeyError):
+        record = json.loads((wheel_path.parent / BUILD_RECORD).read_text())
+    except (ValueError, OSError):
         return None
+    if record.get("work_tree"):
+        return "work tree"
+    return f"commit {record['commit'][:LABEL_LENGTH]}" if record.get("commit") else None

@@ -142,7 +142,7 @@ def few(names: Sequence[str], listed: Sequence[str]) -> str:
 
 def name_sides(checked: Sequence[Checked]) -> list[Checked]:
     """Each side named by the versions it imported of the distributions that an overlay put in, or
-    that differ between the sides: 'protobuf 6.33.6 (installed)', 'msgpack 1.1.2 (local: ./msgpack)'."""
+    that differ between the sides: 'protobuf 6.33.6 (installed)', 'msgpack 1.1.2 (local: msgpack-fix)'."""
     display: dict[str, str] = {}  # normalized name -> the name as first seen
     for item in checked:
         for dist in [*(found.split()[0] for found in item.side.installed), *item.versions]:
@@ -151,8 +151,9 @@ def name_sides(checked: Sequence[Checked]) -> list[Checked]:
     in_overlays = [overlays.normalized(found.split()[0]) for item in checked for found in item.side.installed]
     differing = [key for key in display if len({found.get(key) for found in versions}) > 1]
     named = list(dict.fromkeys([*in_overlays, *differing]))
+    marks = {key: local_marks([item.side for item in checked], key) for key in named}
     out = []
-    for item in checked:
+    for index, item in enumerate(checked):
         if not item.listed:
             out.append(item)
             continue
@@ -164,25 +165,42 @@ def name_sides(checked: Sequence[Checked]) -> list[Checked]:
             if version == "not found":
                 ran.append(f"{display[key]} not installed")
             elif key in own:
-                ran.append(f"{display[key]} {version}{local_mark(item.side, key)}")
+                ran.append(f"{display[key]} {version}{marks[key][index]}")
             else:
                 ran.append(f"{display[key]} {version} (installed)")
         out.append(dataclasses.replace(item, side=dataclasses.replace(item.side, ran=tuple(ran))))
     return out
 
 
-def local_mark(side: Side, distribution: str) -> str:
-    """' (local: ./msgpack-1.1.2)' when a local build (a checkout, an sdist) put it in the overlay:
-    its version says nothing of its edits. A wheel file is a build already made, named by its version;
-    one built from a commit (measure/commits.py) by its commit: ' (commit 9f9bdae0)'."""
-    spec = overlays.spec_of(side.overlay, distribution) if side.overlay else None
-    path = overlays.local_path(spec) if spec else None
-    commit = commits.built_commit(path) if path else None
-    if commit:
-        return f" (commit {commit[:commits.LABEL_LENGTH]})"
-    if path is None or path.name.endswith(".whl"):
-        return ""
-    return f" (local: {path.name if path.is_file() else spec})"
+def local_marks(sides: Sequence[Side], distribution: str) -> list[str]:
+    """Each side's mark for a distribution its overlay holds: ' (commit 9f9bdae0)', ' (work tree)' for
+    a build of a commit or of a work tree (measure/commits.py); for a local build (a checkout, an
+    sdist), whose version says nothing of its edits, ' (local: NAME)' with NAME the folder that tells
+    its path from the other sides' ('kserve-fix' of ../kserve-fix/python/kserve), never the path; ''
+    for a release or a wheel file, named by its version."""
+    specs = [overlays.spec_of(side.overlay, distribution) if side.overlay else None for side in sides]
+    paths = [overlays.local_path(spec) if spec else None for spec in specs]
+    built = [commits.built_from(path) if path else None for path in paths]
+    local = [path if path is not None and not done and not path.name.endswith(".whl") else None
+             for path, done in zip(paths, built)]
+    names = distinguishing_names([path for path in local if path is not None])
+    marks = []
+    for done, path in zip(built, local):
+        marks.append(f" ({done})" if done else f" (local: {names.pop(0)})" if path is not None else "")
+    return marks
+
+
+def distinguishing_names(paths: Sequence[Path]) -> list[str]:
+    """The first folder (or file name) where each path leaves the parts all of them share at the
+    start: ['kserve-base', 'kserve-fix'] for .../kserve-base/python/kserve and .../kserve-fix/python/kserve;
+    a path alone, or paths all alike, by their last part."""
+    parts = [path.parts for path in paths]
+    if len(set(parts)) < 2:
+        return [path.name for path in paths]
+    start = 0
+    while all(len(p) > start for p in parts) and len({p[start] for p in parts}) == 1:
+        start += 1
+    return [p[start] if len(p) > start else p[-1] for p in parts]
 
 
 def common_benchmarks(checked: Sequence[Checked], say: Callable[[str], None]) -> list[str]:
@@ -229,13 +247,19 @@ def installable(specs: Sequence[str], python: str, build: commits.Build, say: Ca
 
 def check_commits(specs: Sequence[str]) -> dict[str, commits.Commit]:
     """The commits among the specs (PATH@REV), each checked before anything is built: its revision
-    exists, and the commits of one repository build one package. Returns label -> commit."""
-    found = {commits.label(spec): commits.commit_of(spec) for spec in specs if commits.is_commit_spec(spec)}
-    by_repository: dict[Path, list[commits.Commit]] = {}
-    for commit in found.values():
-        by_repository.setdefault(commit.repo, []).append(commit)
-    for group in by_repository.values():
-        commits.check_names(group)
+    exists, the first and last of each repository's folder hold a package (a commit between them
+    that does not is skipped as any build that fails), and the commits of one folder build one
+    package. Returns label -> commit."""
+    given = list(dict.fromkeys(spec for spec in specs if commits.is_commit_spec(spec)))
+    found = {spec: commits.commit_of(spec) for spec in given}
+    by_place: dict[object, list[str]] = {}
+    for spec, commit in found.items():
+        by_place.setdefault(commit.place, []).append(spec)
+    for group in by_place.values():
+        for spec in dict.fromkeys([group[0], group[-1]]):
+            commits.check_package(found[spec], spec)
+        commits.check_names([found[spec] for spec in group])
+    found = {commits.label(spec): commit for spec, commit in found.items()}
     return found
 
 

@@ -37,6 +37,8 @@ class Side:
     # The process state of its workers (environment.worker_variables); () for the default one. The
     # run's --malloc-default and --memcpy-default set it; compare's sides always take the default.
     variables: tuple[tuple[str, str], ...] = ()
+    name: str = ""  # the user's name for it (--base-label, --head-label): its description
+
 
     @property
     def short(self) -> str:
@@ -45,7 +47,9 @@ class Side:
     @property
     def description(self) -> str:
         """What this side is, in the words of what differs: '2c37bd4', 'tritonclient 2.45.0',
-        'protobuf 6.33.6 (installed)', 'msgpack 1.1.2 (local: ./msgpack-1.1.2)'."""
+        'protobuf 6.33.6 (installed)', 'msgpack 1.1.2 (local: msgpack-1.1.2)', or the user's name."""
+        if self.name:
+            return self.name
         parts = []
         if self.revision:
             parts.append(self.short)
