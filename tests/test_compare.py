@@ -67,7 +67,7 @@ def test_fail_on_slower_exits_1_and_names_the_slower_benchmark(compared):
 def test_both_result_files_are_paired_and_give_the_same_verdicts(compared):
     _, written = compared
     assert len(written) == 2 and "results/compare-" in written[0]
-    rows, selection, paired = compare_files(*written, min_effect=0.10)
+    rows, selection, paired, _ = compare_files(*written, min_effect=0.10)
     verdicts = {r.name: r.verdict for r in rows}
     assert paired
     assert verdicts["toy/grows/float32/10K"].word == "slower"
@@ -118,13 +118,39 @@ def test_a_benchmark_whose_budget_ends_at_a_look_is_judged_there_and_its_files_r
         bench = pyperf.BenchmarkSuite.load(written[1]).get_benchmark("toy/steady/float32/10K")
         assert {run.get_metadata()["serialbench_budget_rounds"] for run in bench.get_runs()} == {8}
         assert len(bench.get_runs()) == 8
-        rows, _, paired = compare_files(*written, min_effect=0.10)
+        rows, _, paired, _ = compare_files(*written, min_effect=0.10)
         assert paired and all(r.verdict.rounds == 8 for r in rows)
         shown = {line.split()[0]: line.split()[-1] for line in done.stdout.splitlines() if line.startswith("toy/")}
         assert {r.name: r.verdict.word.split()[-1] for r in rows} == shown
     finally:
         for path in written:
             os.remove(path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("settings", [["--rounds", "8"], ["--max-rounds", "128", "--min-effect", "3"]])
+def test_report_of_the_side_files_replays_the_sessions_verdicts_intervals_and_levels(toy_repo, tmp_path, settings):
+    """The unchanged case sits near the threshold (its verdict depends on the looks' shares of the error);
+    report of the two files, given no setting, must print what compare printed: it reads the session's
+    looks and minimum effect from the files (with --rounds 8 the default looks gave it 98.75% where
+    compare's one look gave 90%)."""
+    made = {name: tmp_path / f"{name}.json" for name in ("compare", "report")}
+    done = run_serialbench("compare", "HEAD~1", "HEAD", "--cases", toy_repo / "cases", "-b", "toy/*",
+                           "--tier", "1K,10K", *settings, "--json", made["compare"])
+    written = written_results(done.stderr)
+    try:
+        assert done.returncode == 0, done.stdout + done.stderr
+        replayed = run_serialbench("report", *written, "--json", made["report"])
+        assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    finally:
+        for path in written:
+            os.remove(path)
+    keys = ("name", "change", "low", "high", "level", "detectable", "verdict", "rounds")
+    compared, reported = (json.loads(made[name].read_text()) for name in ("compare", "report"))
+    assert reported["min_effect"] == compared["min_effect"] and reported["paired"]
+    assert [{key: row[key] for key in keys} for row in reported["benchmarks"]] == \
+        [{key: row[key] for key in keys} for row in compared["benchmarks"]]
+    assert reported["selection"] == compared["selection"]
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ Rates are asserted on enough sessions to tell a rate of 1% from one of 8%: with 
 Every test is seeded. Sessions run vectorised through judge.Tables, the code compare runs."""
 
 import math
+import re
 from itertools import product
 
 import numpy as np
@@ -14,6 +15,7 @@ from scipy import stats as scipy_stats
 
 from serialbench.core import stats
 from serialbench.verdicts import judge
+from serialbench.views.verdict_table import verdict_text
 
 LOOKS = (8, 16, 32, 64)
 SIZE = 80
@@ -448,6 +450,40 @@ def test_a_benchmark_with_two_speeds_is_not_called_slower_from_the_mix():
     assert two.word == stats.TWO_SPEEDS and two.detectable is None
     assert two.modes[0] is None and two.modes[1].ratio == pytest.approx(1.3, abs=0.05)
     assert plain.word == stats.SLOWER
+
+
+def test_two_speeds_all_past_the_threshold_from_the_other_side_give_the_verdict_and_name_the_speeds():
+    """KServe's decoder at 1M: BASE's processes at 309 ms or 465 ms, HEAD at 412 us. Every speed of
+    BASE is 750x HEAD's: the row is faster, its speeds named beside the word. A row whose speeds
+    straddle the threshold (one speed +0%, the other +32%) still gets no verdict from the mix."""
+    rng = np.random.default_rng(27)
+    names = ["apart", "straddle"]
+    mix = np.arange(16) % 3 == 0  # six rounds of sixteen slow
+    base = np.stack([np.where(mix, 0.465, 0.309) * np.exp(0.01 * rng.standard_normal(16)),
+                     np.exp(0.01 * rng.standard_normal(16))])
+    head = np.stack([412e-6 * np.exp(0.01 * rng.standard_normal(16)),
+                     np.where(mix, 1.32, 1.00) * np.exp(0.01 * rng.standard_normal(16))])
+    x = np.log(head / base)
+    j = judge.Judge(names + [f"other {i}" for i in range(30)], LOOKS)  # a table too large to flag at 8 rounds
+    times = {name: (base[i], head[i]) for i, name in enumerate(names)}
+    assert not j.look({name: x[i, :8] for i, name in enumerate(names)}, 0, False)
+    j.look({name: x[i, :16] for i, name in enumerate(names)}, 1, False,
+           {name: (b[:16], h[:16]) for name, (b, h) in times.items()})
+    apart, straddle = (row.verdict for row in j.rows())
+    assert apart.word == stats.FASTER and apart.modes[0].fast == pytest.approx(0.309, rel=0.05)
+    assert apart.modes[0].slow == pytest.approx(0.465, rel=0.05) and apart.detectable is not None
+    assert straddle.word == stats.TWO_SPEEDS and straddle.detectable is None
+    assert stats.speeds_apart((base[0], head[0]), apart.modes, 0.05) == -1
+    assert stats.speeds_apart((base[1], head[1]), straddle.modes, 0.05) == 0
+    assert re.fullmatch(r"faster \(BASE 309 ms or 4\d\d ms, 6 rounds slow\)", verdict_text(apart))
+
+
+def test_two_independent_runs_with_two_speeds_far_apart_get_their_verdict():
+    rng = np.random.default_rng(28)
+    base = list(np.where(np.arange(12) % 3 == 0, 0.465, 0.309) * np.exp(0.01 * rng.standard_normal(12)))
+    head = list(412e-6 * np.exp(0.01 * rng.standard_normal(12)))
+    (row,), _ = judge.judge_unpaired({"x": base}, {"x": head})
+    assert row.verdict.word == stats.FASTER and row.verdict.modes[0] is not None
 
 
 # --- the judge's API ---------------------------------------------------------------------------------

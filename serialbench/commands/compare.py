@@ -167,7 +167,7 @@ def run(args, out: Output) -> int:
                               progress=session_round_line(len(names), settings, out.say))
     from serialbench.results.session_files import write_session_files
 
-    write_session_files(session, (base, head), out.say)
+    write_session_files(session, (base, head), out.say, settings=settings, min_effect=min_effect)
     return show_verdicts(args, out, judge, session, base, head, min_effect, len(names))
 
 

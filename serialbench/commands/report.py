@@ -15,7 +15,7 @@ from serialbench.commands.options import add_filter_arguments, add_min_effect
 from serialbench.core.errors import UsageError
 from serialbench.results.files import load
 from serialbench.results.selection import filter_results, select_results
-from serialbench.verdicts.file_changes import changes_between
+from serialbench.verdicts.file_changes import changes_between, session_min_effect
 from serialbench.views.changes import change_notes, change_tables
 from serialbench.views.costs import cost_tables
 from serialbench.views.grid import render_text
@@ -41,7 +41,6 @@ def run(args, out: Output) -> int:
         raise UsageError(f"report takes one result file or two (BASE NEW), not {len(args.files)}")
     if args.plot and not args.plot.lower().endswith(PLOT_SUFFIXES):
         raise UsageError(f"--plot {args.plot}: the name must end in {', '.join(PLOT_SUFFIXES)}")
-    min_effect = options.min_effect(args)
     words = [parse_payload(payload).word for payload in args.payloads]  # a payload's INPUT word
     args.input = ",".join([*([args.input] if args.input else []), *words]) or None
 
@@ -56,6 +55,8 @@ def run(args, out: Output) -> int:
         as_json = lambda: one_file_json(loaded[0], selected, notes)  # noqa: E731
     else:
         base, new = loaded
+        # The session's own minimum effect, as its files record it, unless one is given.
+        min_effect = options.min_effect(args, session_min_effect(base, new))
         selected = select_results(new, args.patterns, args.tier, args.input)
         changes, paired, selection = changes_between(base, new, min_effect, names={r.name for r in selected})
         head = header_lines(base, "BASE ") + header_lines(new, "NEW  ")

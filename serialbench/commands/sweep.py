@@ -146,7 +146,8 @@ def run(args, out: Output) -> int:
                                   progress=session_round_line(len(names), share, say))
             parts.append((session, judges))
             stem = f"sweep-{safe_stem(group_sides[0].description)}-to-{safe_stem(group_sides[-1].description)}"
-            files += [path.name for path in write_session_files(session, group_sides, say, "sweep", stem)]
+            files += [path.name for path in write_session_files(session, group_sides, say, "sweep", stem,
+                                                                    share, min_effect)]
             if session.interrupted:
                 interrupted = True
                 break

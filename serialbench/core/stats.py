@@ -596,6 +596,19 @@ def two_speeds(times: Sequence[float]) -> Modes | None:
                  tuple(sorted(int(i) for i in order[0, split[0]:])))
 
 
+def speeds_apart(times: tuple[Sequence[float], Sequence[float]], modes: tuple[Modes | None, Modes | None],
+                 min_effect: float) -> int:
+    """+1 when every speed of HEAD is past the threshold above every speed of BASE, -1 when below, 0
+    when the speeds straddle it. A side's speeds are its two modes, or the median of its rounds when
+    it ran at one speed. Past the threshold from every speed, no mix of the rounds could make the
+    change smaller than the minimum effect: the row is judged as any other (two speeds only withhold
+    a verdict that the mix could decide)."""
+    speeds = [(m.fast, m.slow) if m else (float(np.median(np.asarray(t, float))),) for m, t in zip(modes, times)]
+    ratios = [math.log(h / b) for b in speeds[0] for h in speeds[1]]
+    theta = threshold(min_effect)
+    return 1 if min(ratios) > theta else -1 if max(ratios) < -theta else 0
+
+
 def mixed_rounds(base: Modes | None, head: Modes | None, rounds: int,
                  times: tuple[Sequence[float], Sequence[float]] | None = None) -> int:
     """How many of the rounds pair a slow process with a fast one. Two speeds on both sides in the same

@@ -3,7 +3,10 @@
 Value i of run r in one side's file was taken in the same cycle of the same round as value i of run
 r in the other's: that is what lets `report BASE.json HEAD.json` judge them paired, as compare did.
 Each file records, as a run's does, the date, the machine (CPU model and count), the side's worker's
-Python and pyperf's version, so that `report` heads it as it heads a run.
+Python and pyperf's version, so that `report` heads it as it heads a run; and everything a verdict
+of the session depends on (its looks, its minimum effect, the look that time or a benchmark's budget
+made final, and, for the reader, the time limit and the budget), so that `report` replays the session's
+verdicts whatever its settings.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 
 import pyperf
 
-from serialbench.measure.session import Run, Session
+from serialbench.measure.session import Run, Session, Settings
 from serialbench.measure.sides import Side
 from serialbench.measure.timeloop import CLOCK_NAME
 from serialbench.results.files import RESULTS_FORMAT
@@ -81,12 +84,27 @@ def result_paths(sides: Sequence[Side], command: str = "compare", stem: str | No
     return unique_paths(stem, [f"-{safe_stem(side.label).lower()}.json" for side in sides])
 
 
+def settings_metadata(settings: Settings, min_effect: float) -> dict:
+    """What the session's verdicts depend on besides its values (verdicts/file_changes.py reads it back)."""
+    data = {"serialbench_looks": ",".join(map(str, settings.looks)), "serialbench_min_effect": min_effect,
+            "serialbench_min_time": settings.min_time}
+    if settings.max_seconds:
+        data["serialbench_max_seconds"] = settings.max_seconds
+    if settings.budget:
+        data["serialbench_budget_seconds"] = settings.budget
+    return data
+
+
 def write_session_files(session: Session, sides: Sequence[Side], say: Callable[[str], None],
-                        command: str = "compare", stem: str | None = None) -> list[Path]:
-    """One pyperf file per side, in results/: what each side ran, its values round by round."""
+                        command: str = "compare", stem: str | None = None, settings: Settings | None = None,
+                        min_effect: float | None = None) -> list[Path]:
+    """One pyperf file per side, in results/: what each side ran, its values round by round, and the
+    session's settings."""
     session_id = uuid.uuid4().hex[:12]
     started = datetime.datetime.now() - datetime.timedelta(seconds=session.seconds)
     common = {"date": started.isoformat(" ", "seconds"), "perf_version": pyperf.__version__, **machine_metadata()}
+    if settings is not None and min_effect is not None:
+        common.update(settings_metadata(settings, min_effect))
     written = []
     for side, path in zip(sides, result_paths(sides, command, stem)):
         hello = session.hello.get(side.label, {})

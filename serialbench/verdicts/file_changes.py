@@ -29,19 +29,23 @@ class Change:
     judged: stats.Verdict | None = None  # the whole verdict (interval, level, detectable); None: not timed
 
 
-def changes_between(base: ResultFile, new: ResultFile, min_effect: float = stats.MIN_EFFECT,
+def changes_between(base: ResultFile, new: ResultFile, min_effect: float | None = None,
                     names: Sequence[str] | None = None) -> tuple[list[Change], bool, stats.Verdict | None]:
     """Changes for the benchmarks present in both files, in NEW's order, judged as `compare` judges:
-    paired round by round when both files come from one compare session, unpaired otherwise; and the
-    verdict of the whole selection."""
+    paired round by round when both files come from one compare session (its looks replayed as the
+    files record them), unpaired otherwise; and the verdict of the whole selection. min_effect: None
+    for the session's own (session_min_effect)."""
     pairs = [(base.get(r.name), r) for r in new.results
              if (names is None or r.name in names) and base.get(r.name) is not None]
     timed = [(b, n) for b, n in pairs if b.median is not None and n.median is not None]
     paired = is_one_session(base, new)
+    if min_effect is None:
+        min_effect = session_min_effect(base, new)
     rows, selection = paired_rows.compare_benchmarks({b.name: b.benchmark for b, _ in timed},
                                                      {n.name: n.benchmark for _, n in timed}, paired, min_effect,
                                                      final_rounds(new) if paired else None,
-                                                     budget_rounds(new) if paired else None)
+                                                     budget_rounds(new) if paired else None,
+                                                     session_looks(new) if paired else None)
     verdicts = {row.name: row.verdict for row in rows}
     changes = []
     for b, n in pairs:
@@ -52,11 +56,31 @@ def changes_between(base: ResultFile, new: ResultFile, min_effect: float = stats
     return changes, paired, selection
 
 
+def recorded(results: ResultFile, key: str) -> object | None:
+    """One value of the session's metadata, when every run of the file records the same."""
+    found = {run.get_metadata().get(key) for r in results.results for run in r.benchmark.get_runs()} - {None}
+    return found.pop() if len(found) == 1 else None
+
+
+def session_looks(results: ResultFile) -> tuple[int, ...] | None:
+    """The looks of the session that wrote the file (its --rounds, --max-rounds); None for a file
+    that does not record them (written before they were): the default looks."""
+    looks = recorded(results, "serialbench_looks")
+    return tuple(int(n) for n in str(looks).split(",")) if looks else None
+
+
+def session_min_effect(base: ResultFile, new: ResultFile) -> float:
+    """The minimum effect the compare session of both files judged with, else the default."""
+    if not is_one_session(base, new):
+        return stats.MIN_EFFECT
+    found = recorded(new, "serialbench_min_effect")
+    return float(found) if found is not None else stats.MIN_EFFECT
+
+
 def final_rounds(results: ResultFile) -> int | None:
     """The rounds of the compare session's look that time (or an interrupt) made final, if one was."""
-    found = {run.get_metadata().get("serialbench_final_rounds") for r in results.results
-             for run in r.benchmark.get_runs()} - {None}
-    return int(found.pop()) if len(found) == 1 else None
+    found = recorded(results, "serialbench_final_rounds")
+    return int(found) if found is not None else None
 
 
 def budget_rounds(results: ResultFile) -> dict[str, int]:
@@ -76,13 +100,16 @@ def is_one_session(base: ResultFile, new: ResultFile) -> bool:
     return len(sessions[0]) == 1 and None not in sessions[0] and sessions[0] == sessions[1]
 
 
-def compare_files(base_path: str, head_path: str, min_effect: float = stats.MIN_EFFECT
-                  ) -> tuple[list, stats.Verdict | None, bool]:
-    """The rows of two result files and their selection row, paired when both come from one compare session."""
+def compare_files(base_path: str, head_path: str, min_effect: float | None = None
+                  ) -> tuple[list, stats.Verdict | None, bool, float]:
+    """The rows of two result files, their selection row, whether they were paired (both from one compare
+    session, whose looks and minimum effect they replay) and the minimum effect judged with."""
     files = [load(path, with_memory=False) for path in (base_path, head_path)]
     paired = is_one_session(*files)
+    min_effect = session_min_effect(*files) if min_effect is None else min_effect
     benches = [{r.name: r.benchmark for r in f.results} for f in files]
     rows, selection = paired_rows.compare_benchmarks(*benches, paired=paired, min_effect=min_effect,
                                                      final_at=final_rounds(files[1]) if paired else None,
-                                                     budget_at=budget_rounds(files[1]) if paired else None)
-    return rows, selection, paired
+                                                     budget_at=budget_rounds(files[1]) if paired else None,
+                                                     looks=session_looks(files[1]) if paired else None)
+    return rows, selection, paired, min_effect

@@ -1,9 +1,11 @@
 """From round estimates to verdicts: the looks of a compare session, and two result files.
 
 A session judges a table of benchmarks look by look (after 8, 16, 32, 64 rounds) and stops each one once
-it is settled: changed, no change, or two speeds. Pure logic on numbers: the caller passes each
-benchmark's round estimates (log(HEAD/BASE) per round: stats.round_estimate) and, for the two-speed
-guard, each side's per-round median time. verdicts/paired.py feeds it sessions and files.
+it is settled: changed, no change, or two speeds (a side's processes ran at two speeds that straddle
+the threshold; speeds all past it from the other side's are judged as any row, and named). Pure
+logic on numbers: the caller passes each benchmark's round estimates (log(HEAD/BASE) per round:
+stats.round_estimate) and, for the two-speed guard, each side's per-round median time.
+verdicts/paired.py feeds it sessions and files.
 
 Why the error control holds (A/A: any flag in at most ALPHA of sessions; in general BH's FDR):
 1. A look's p is exact for its benchmark: a signed-rank test whose set-aside rounds are chosen from the
@@ -242,6 +244,12 @@ def speeds_of(times: tuple[Sequence[float], Sequence[float]]) -> tuple | None:
     return modes if stats.mixed_rounds(*modes, rounds, times) >= mixed_needed(rounds) else None
 
 
+def withheld(times: tuple[Sequence[float], Sequence[float]], modes: tuple | None, min_effect: float) -> bool:
+    """Whether two speeds withhold the row's verdict: they do unless every speed of one side is past
+    the threshold from every speed of the other (stats.speeds_apart)."""
+    return bool(modes) and stats.speeds_apart(times, modes, min_effect) == 0
+
+
 class Judge:
     """The looks of one compare session at one pair of sides, benchmark by benchmark.
 
@@ -282,8 +290,10 @@ class Judge:
             x[0, i], asked[0, i] = values, True
             self.estimates[name] = list(values)
             modes = speeds_of(times[name]) if times and name in times else None
-            if modes:
-                speeds[0, i], self.modes[name] = True, modes
+            if modes:  # named whatever the verdict; withheld only where the speeds straddle the threshold
+                speeds[0, i], self.modes[name] = withheld(times[name], modes, self.min_effect), modes
+            else:
+                self.modes.pop(name, None)
         self.tables.settled |= ~asked  # settled before, or failed: out of this and later looks
         settled = self.tables.look(x, look_index, last, speeds)
         return {name for name in estimates if settled[0, self.index[name]] or not asked[0, self.index[name]]}
@@ -354,14 +364,16 @@ def judge_unpaired(base: Mapping[str, Sequence[float]], head: Mapping[str, Seque
     for name, e, flag in zip(names, evidence, flagged):
         modes = (stats.two_speeds(base[name]), stats.two_speeds(head[name]))
         speeds = modes if any(modes) else None
+        apart = speeds is not None and not withheld((base[name], head[name]), speeds, min_effect)
         same = not flag and bool(stats.is_equivalent(e.p_equivalent, e.estimate, 1.0, min_effect, alpha))
         a = 2 * alpha if same else alpha * max(int(count), 1) / len(names)
         low, high = e.interval(1 - a, flagged=flag or same)
-        word = (stats.TWO_SPEEDS if speeds else (stats.SLOWER if e.direction > 0 else stats.FASTER) if flag
-                else stats.NO_CHANGE if same else undecided_word(low, high, min_effect))
+        word = (stats.TWO_SPEEDS if speeds and not apart else (stats.SLOWER if e.direction > 0 else stats.FASTER)
+                if flag else stats.NO_CHANGE if same else undecided_word(low, high, min_effect))
         rows.append(Judged(name, stats.Verdict(
             change=stats.fraction(e.estimate), low=stats.fraction(low), high=stats.fraction(high), level=1 - a,
-            detectable=None if speeds else stats.detectable(e, alpha / len(names)), word=word, rounds=e.rounds,
+            detectable=None if speeds and not apart else stats.detectable(e, alpha / len(names)), word=word,
+            rounds=e.rounds,
             p_value=e.p_equivalent if same else e.p_change, modes=speeds)))
     return rows, unpaired_selection([e.estimate for e in evidence], min_effect, alpha)
 

@@ -80,10 +80,12 @@ def median_of_medians(runs: Sequence[Run]) -> float | None:
 
 def compare_benchmarks(base: dict[str, pyperf.Benchmark], head: dict[str, pyperf.Benchmark], paired: bool,
                        min_effect: float = stats.MIN_EFFECT, final_at: int | None = None,
-                       budget_at: dict[str, int] | None = None) -> tuple[list[Compared], stats.Verdict | None]:
+                       budget_at: dict[str, int] | None = None, looks: Sequence[int] | None = None
+                       ) -> tuple[list[Compared], stats.Verdict | None]:
     """Rows of the benchmarks in both, and the selection row: paired by round (the files of one compare
-    session, its looks replayed; `final_at`: the rounds of a look that was final because time ran out;
-    `budget_at`: name -> the rounds of the look its budget made its last)
+    session, its looks replayed: `looks` as the session took them, LOOKS by default; `final_at`: the
+    rounds of a look that was final because time ran out; `budget_at`: name -> the rounds of the look
+    its budget made its last)
     or unpaired (two independent runs: one median per worker process)."""
     names = [name for name in base if name in head]
     runs = {name: (runs_of(base[name]), runs_of(head[name])) for name in names}
@@ -95,7 +97,7 @@ def compare_benchmarks(base: dict[str, pyperf.Benchmark], head: dict[str, pyperf
             kept = [run for run in base_runs if run.round in rounds]
             by_round = {run.round: run for run in head_runs}
             times[name] = (medians(kept), medians([by_round[run.round] for run in kept]))
-        verdict_rows, selection = judge_paired(estimates, LOOKS, min_effect, times=times, final_at=final_at,
+        verdict_rows, selection = judge_paired(estimates, looks or LOOKS, min_effect, times=times, final_at=final_at,
                                                  budget_at=budget_at)
     else:
         verdict_rows, selection = judge_unpaired({name: medians(pair[0]) for name, pair in runs.items()},

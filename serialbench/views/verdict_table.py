@@ -32,8 +32,9 @@ class Line:
 
 
 def verdict_text(verdict: stats.Verdict) -> str:
-    """The word, and for two speeds each side's two modes: what the mix hides."""
-    if verdict.word != stats.TWO_SPEEDS or not verdict.modes:
+    """The word, and where a side's processes ran at two speeds, its two modes: what the mix hides,
+    or, beside a verdict that every speed agrees with, what it was judged over."""
+    if not verdict.modes:
         return verdict.word
     parts = []
     for label, modes in zip(("BASE", "HEAD"), verdict.modes):
@@ -108,7 +109,7 @@ def word_notes(min_effect: float = stats.MIN_EFFECT, words: Collection[str] | No
     rules = {
         stats.SLOWER: f"slower/faster: change past {theta}, interval past {sure}",
         stats.NO_CHANGE: f"no change: interval within {theta}",
-        stats.TWO_SPEEDS: "two speeds: processes at two speeds, no verdict",
+        stats.TWO_SPEEDS: f"two speeds: speeds that straddle {theta}, no verdict",
         stats.AT_THRESHOLD: f"at the threshold: a narrow interval holding {theta}",
         stats.TOO_NOISY: "too noisy to tell: none of these",
     }

@@ -17,7 +17,6 @@ from packaging.version import InvalidVersion, Version
 
 from serialbench.catalog.inputs import tier_order, tier_size
 from serialbench.catalog.registry import FLOOR
-from serialbench.core import stats
 from serialbench.results.files import Result, ResultFile
 from serialbench.results.session_files import runs_of
 from serialbench.verdicts.file_changes import compare_files
@@ -107,10 +106,9 @@ def fastest_of_each_format(group: Sequence[Result]) -> list[str]:
 
 def compare_page(source: Source) -> dict:
     base, head = source.files
-    rows, selection, paired = compare_files(base.path, head.path)
+    rows, selection, paired, min_effect = compare_files(base.path, head.path)
     base_runs = {r.name: runs_of(r.benchmark) for r in base.results}
     head_runs = {r.name: runs_of(r.benchmark) for r in head.results}
-    min_effect = stats.MIN_EFFECT  # compare_files judges with it: a session's own is not in its files
     data_rows = []
     for row in rows:
         rounds = ([number(math.expm1(x)) for x in round_estimates(base_runs[row.name], head_runs[row.name])]
