@@ -9,6 +9,7 @@ mix). The same cells print as text and as Markdown.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from serialbench.core import stats
@@ -16,6 +17,7 @@ from serialbench.core.formatting import format_change, format_interval, format_t
 from serialbench.core.tables import markdown_table as render_markdown
 from serialbench.core.tables import text_table
 from serialbench.verdicts.steps import Step, Sweep, SweepRow
+from serialbench.views.verdict_table import FOOTNOTE_WIDTH
 
 MARKS = {stats.SLOWER: " *", stats.FASTER: " *", stats.TOO_NOISY: " ?", stats.TWO_SPEEDS: " ~",
          stats.NO_CHANGE: "  ", stats.AT_THRESHOLD: " ^"}
@@ -142,7 +144,7 @@ def legend(sweep: Sweep) -> list[str]:
              "every step and benchmark of the table (minimum effect "
              f"{sweep.min_effect * 100:g}%); ^: at the threshold, a step measured well (its interval narrower "
              "than the minimum effect) whose change is about the minimum effect; ?: too noisy to tell; ~: two "
-             "speeds, no verdict from the mix; "
+             "speeds that straddle the minimum effect, no verdict from the mix; "
              "-: not run (refused); (first): the median of the "
              "first side that ran a benchmark the anchor refused, the changes of that row against it. Intervals "
              "are at the level each verdict used."]
@@ -167,8 +169,10 @@ def _machine_text(machine: dict) -> str:
 
 def format_sweep(sweep: Sweep) -> str:
     lines = text_table(cells(sweep), left=(0,))
+    # The legend's paragraphs wrapped as compare's footnotes are: no line of the terminal's table is a page wide.
+    notes = [wrapped for paragraph in legend(sweep) for wrapped in textwrap.wrap(paragraph, FOOTNOTE_WIDTH)]
     out = [*lines, "", *step_lines(sweep.rows), *selection_lines(sweep), "", summary(sweep.rows), *left_out(sweep),
-           *sweep.notes, *legend(sweep)]
+           *sweep.notes, *notes]
     return "\n".join(out)
 
 
