@@ -112,11 +112,13 @@ def work_tree_tree(place_: Place) -> str:
     if _git(place_.repo, "rev-parse", "--is-bare-repository").stdout.strip() == "true":
         raise UsageError(f"{place_.repo} is a bare repository: it has no work tree to build; give a clone with "
                          "a work tree, or a revision (PATH@REV)")
+    # --missing-ok: a clone without some large files elsewhere (a sparse or partial one) still writes
+    # its tree; only the folder's own blobs are ever read.
     with tempfile.TemporaryDirectory(prefix="serialbench-index-") as scratch:
         env = {**os.environ, "GIT_INDEX_FILE": str(Path(scratch) / "index")}
         has_head = _git(place_.repo, "rev-parse", "--verify", "--quiet", "HEAD").returncode == 0
         steps = ([["read-tree", "HEAD"]] if has_head else []) + [["add", "-A", "--", place_.folder or "."],
-                                                                  ["write-tree"]]
+                                                                  ["write-tree", "--missing-ok"]]
         for step in steps:
             done = _git(place_.repo, *step, env=env)
             if done.returncode != 0:
