@@ -517,3 +517,19 @@ def test_a_relative_interpreter_path_is_made_absolute(monkeypatch, tmp_path):
     monkeypatch.chdir(Path(sys.executable).parent)
     found = resolve_python(os.path.join(".", Path(sys.executable).name))
     assert os.path.isabs(found) and os.path.samefile(found, sys.executable)
+
+
+def test_sides_whose_names_would_widen_the_table_past_160_columns_are_named_above_it():
+    from serialbench.views.verdict_table import format_table
+
+    verdict = stats.Verdict(change=-0.985, low=-0.986, high=-0.984, level=0.975, detectable=0.04, word=stats.FASTER,
+                            rounds=16, p_value=1e-4)
+    rows = [comparison.Compared("triton-binary/decode-kserve/float32/1K", 305e-6, 4.65e-6, verdict)]
+    short = format_table(rows, "BASE msgpack 1.0.8", "HEAD msgpack 1.1.2", 0.02).splitlines()
+    assert short[0].startswith("benchmark") and "BASE msgpack 1.0.8" in short[0]
+    for base in ("kserve 0.20.0 (commit aaac4e29)", "a side named at length " * 20):
+        shown = format_table(rows, f"BASE {base}", "HEAD kserve 0.20.0 (work tree)", 0.02).splitlines()
+        assert max(map(len, shown)) <= 160
+        assert shown[0].startswith(f"BASE: {base[:40]}") and "HEAD: kserve 0.20.0 (work tree)" in "\n".join(shown[:2])
+        header = next(line for line in shown if line.startswith("benchmark"))
+        assert header.split()[1:3] == ["BASE", "HEAD"]

@@ -100,6 +100,7 @@ def verdict_columns(paired: bool = True, of: Callable = lambda row: row.verdict)
 
 STATISTICS_PAGE = "docs/reference/statistics.md"
 FOOTNOTE_WIDTH = 100
+MAX_WIDTH = 160  # the widest table line compare prints: a terminal of 160 columns shows it unwrapped
 
 
 def word_notes(min_effect: float = stats.MIN_EFFECT, words: Collection[str] | None = None) -> list[str]:
@@ -179,8 +180,21 @@ def _footnotes(rows: Sequence[Compared], min_effect: float, paired: bool, select
 
 def format_table(rows: Sequence[Compared], base: str, head: str, min_effect: float, paired: bool = True,
                  selection: stats.Verdict | None = None) -> str:
+    """The table as the terminal shows it. Sides whose names would make it wider than MAX_WIDTH are
+    named on a line of their own above it, their columns headed by their role ('BASE', 'HEAD')."""
+    named: list[str] = []
     text = table.text(compare_columns(base, head, paired), lines(rows, selection))
-    return "\n".join([*text, "", summary_line(rows, min_effect), *_footnotes(rows, min_effect, paired, selection)])
+    if max(map(len, text)) > MAX_WIDTH:
+        roles = [label.split(" ", 1) for label in (base, head)]
+        named = [f"{role}: {clipped(name, MAX_WIDTH - len(role) - 2)}" for role, name in roles]
+        named = ["; ".join(named)] if len("; ".join(named)) <= MAX_WIDTH else named
+        text = table.text(compare_columns(roles[0][0], roles[1][0], paired), lines(rows, selection))
+    return "\n".join([*named, *text, "", summary_line(rows, min_effect),
+                      *_footnotes(rows, min_effect, paired, selection)])
+
+
+def clipped(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def markdown_table(rows: Sequence[Compared], base: str, head: str, min_effect: float, paired: bool = True,
