@@ -595,8 +595,63 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
                  {id: "panel"}));
   }
 
+  // -- a history of runs --------------------------------------------------------------------------
+  function historyPage() {
+    const names = DATA.benchmarks.map(b => b.name);
+    const chart = el("div", {id: "history-chart", className: "chart"});
+    const body = el("tbody", {});
+    const picker = el("span", {});
+    MAIN.append(el("p", {className: "legend"}, `${DATA.runs.length} runs in the order of their date. Each ` +
+      `benchmark's multiple of the floor (${DATA.floor}, timed in the same processes, milliseconds apart), which ` +
+      "the machine's drift between runs barely moves, with the 95% interval over the run's processes; its time " +
+      "behind it (dotted, right axis), which the drift moves as much as the code; the floor's own time against " +
+      "the first run says how far the machine moved. An op that copies no tensor has no multiple: its time alone."),
+      el("div", {className: "controls"}, el("label", {}, "benchmark ", picker)), chart,
+      plainTable(["run", "date", "multiple [95%]", "time", "the floor against the first run"], body, {id: "history"}));
+
+    function render() {
+      const state = readHash();
+      const bench = DATA.benchmarks.find(b => b.name === state.benchmark) ||
+                    DATA.benchmarks.find(b => !b.floor && b.copies) || DATA.benchmarks[0];
+      if (!bench) { MAIN.append(el("p", {}, "No benchmark is in two of the runs.")); return; }
+      writeHash({benchmark: bench.name});
+      picker.replaceChildren(select("benchmark", names, bench.name, name => go(name)));
+      const labels = DATA.runs.map((run, i) => `${i + 1}: ${run.label}`);
+      const points = bench.points;
+      const multiples = points.map(p => p && p.multiple !== null ? p.multiple : null);
+      const traces = [];
+      if (multiples.some(m => m !== null)) {
+        traces.push({x: labels.map(plotText), y: multiples, name: "multiple of the floor", mode: "lines+markers",
+          error_y: {type: "data", symmetric: false, array: points.map(p => p && p.high !== null ? p.high - p.multiple : 0),
+                    arrayminus: points.map(p => p && p.low !== null ? p.multiple - p.low : 0)},
+          hovertext: points.map(p => p ? `${fmtRatio(p.multiple)} of the floor; ${fmtTime(p.time)}` : "not in this run"),
+          hoverinfo: "text"});
+      }
+      traces.push({x: labels.map(plotText), y: points.map(p => p ? p.time : null), name: "time per op",
+        yaxis: traces.length ? "y2" : "y", mode: "lines+markers", line: {dash: "dot", color: "#7f7f7f"},
+        hovertext: points.map(p => p ? fmtTime(p.time) : "not in this run"), hoverinfo: "text"});
+      draw(chart, traces, {title: {text: plotText(bench.name)}, xaxis: {type: "category"},
+        yaxis: {title: {text: traces.length > 1 ? "multiple of the floor" : "seconds per op"}, rangemode: "tozero"},
+        yaxis2: {title: {text: "seconds per op"}, overlaying: "y", side: "right", rangemode: "tozero",
+                 showgrid: false}, legend: {orientation: "h", y: -0.25}});
+      body.replaceChildren(...DATA.runs.map((run, i) => {
+        const p = points[i];
+        return el("tr", {dataset: {run: String(i + 1)}}, el("th", {scope: "row", title: run.path}, labels[i]),
+          el("td", {}, run.date || "-"),
+          el("td", {className: "number multiple"}, !p ? "not in this run" : p.multiple === null ? "no copy" :
+            `${fmtRatio(p.multiple)} [${fmtRatio(p.low)}, ${fmtRatio(p.high)}]`),
+          el("td", {className: "number"}, p ? fmtTime(p.time) : "-"),
+          el("td", {className: "number"}, fmtChange(run.floor_change)));
+      }));
+    }
+
+    function go(name) { writeHash({benchmark: name}); render(); }
+    window.addEventListener("hashchange", render);
+    render();
+  }
+
   document.getElementById("title").textContent = DATA.title;
   const PAGES = {index: indexPage, run: runPage, compare: comparePage, sweep: sweepPage, bisect: bisectPage,
-                 "check-harness": checkHarnessPage};
+                 "check-harness": checkHarnessPage, history: historyPage};
   PAGES[document.body.dataset.page]();
 })();
