@@ -37,6 +37,8 @@ class Source:
 
     @property
     def stem(self) -> str:
+        if self.kind == "history":  # one a site, of all its runs
+            return "history"
         name = os.path.basename(self.paths[0])
         for suffix in (".json.gz", ".json"):
             name = name.removesuffix(suffix)
