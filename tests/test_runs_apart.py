@@ -19,10 +19,11 @@ OPS = {"msgpack/packb": 5.0, "msgpack/packb-buffer": 3.0}  # their multiples of 
 PROCESSES = 6
 
 
-def run_file(path, speed=1.0, multiples=None, seed=0, floor_data=True):
+def run_file(path, speed=1.0, multiples=None, seed=0, floor_data=True, floors=True):
     """A run of serialbench's rounds: the floors, two ops that copy and one that does not, six processes
     each. `speed` scales every time (the machine's drift); `multiples`: an op's multiple where it differs
-    from OPS (a real change of the code). Without `floor_data` no process records its multiple."""
+    from OPS (a real change of the code). Without `floor_data` no process records its multiple; without
+    `floors` the file has no floor rows either (a pyperf file of the ops alone)."""
     rng = random.Random(seed)
     benches = []
 
@@ -44,7 +45,8 @@ def run_file(path, speed=1.0, multiples=None, seed=0, floor_data=True):
 
     for kind in INPUTS:
         for tier, floor in FLOOR_TIMES.items():
-            bench(f"baseline/tobytes/{kind}/{tier}", wobbled(floor * speed, 0.02), [None] * PROCESSES)
+            if floors:
+                bench(f"baseline/tobytes/{kind}/{tier}", wobbled(floor * speed, 0.02), [None] * PROCESSES)
             for row, multiple in OPS.items():
                 multiple = (multiples or {}).get(row, multiple)
                 ratios = wobbled(multiple, 0.01)
@@ -112,6 +114,16 @@ def test_files_without_multiples_are_judged_on_time_where_the_floor_allows(tmp_p
     assert {c.basis for c in found.changes} == {apart.TIME}
     assert {c.verdict for c in found.changes} == {apart.FLOOR_MOVED}  # the 12% drift: no verdict at all
     assert found.selection is None
+
+
+def test_files_without_a_floor_keep_their_time_verdicts_and_say_what_those_are_worth(tmp_path):
+    base = run_file(tmp_path / "a.json", seed=1, floor_data=False, floors=False)
+    new = run_file(tmp_path / "b.json", speed=1.3, seed=2, floor_data=False, floors=False)
+    found = changes_between(base, new)
+    assert found.drift.verdict is None
+    assert {c.verdict for c in found.changes} == {stats.SLOWER}  # the machine's 30%, which nothing tells apart
+    assert change_notes(found, new.results, base.results)[0].startswith(
+        "no floor (baseline/tobytes) timed in both files: how far the machine drifted between them is unknown")
 
 
 def test_the_report_of_two_runs_apart(tmp_path, monkeypatch):
