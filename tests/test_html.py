@@ -592,4 +592,4 @@ def test_the_history_page_draws_the_multiple_over_the_runs_and_the_time_on_its_o
     rows = chromium.execute_script("return [...document.querySelectorAll('#history tbody tr')].map(r => "
                                    "[...r.children].map(c => c.textContent))")
     assert [row[0] for row in rows] == ["1: c0mmit1", "2: c0mmit2", "3: c0mmit3"]
-    assert rows[1][2].startswith("4.0x [") and rows[1][5] == "+12.0%"
+    assert rows[1][3].startswith("4.0x [") and rows[1][6] == "+12.0%"

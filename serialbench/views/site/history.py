@@ -30,9 +30,14 @@ def history_page(source: Source) -> dict:
             found = next(loaded.get(name) for loaded in runs if loaded.get(name) is not None)
             benchmarks.append({"name": name, "copies": found.copies, "floor": found.format == FLOOR[0],
                                "points": points})
+    versions = [loaded.library_versions() for loaded in runs]
+    # a library whose version differs between the runs that have it (--with), named beside each run's commit
+    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
     return {"kind": "history", "floor": "/".join(FLOOR),
             "runs": [{"label": ", ".join(c[:10] for c in loaded.commits) or os.path.basename(loaded.path),
-                      "dirty": loaded.dirty, "date": date_of(loaded), "path": loaded.path} for loaded in runs],
+                      "libraries": ", ".join(f"{name} {mine[name]}" for name in varying if name in mine),
+                      "dirty": loaded.dirty, "date": date_of(loaded), "path": loaded.path}
+                     for loaded, mine in zip(runs, versions)],
             "benchmarks": benchmarks}
 
 

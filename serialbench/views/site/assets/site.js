@@ -602,7 +602,8 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
     const body = el("tbody", {});
     const picker = el("span", {});
     const table = el("table", {id: "history"}, el("thead", {}, el("tr", {},
-      ["run", "date", "multiple [95%]", "time", "its floor's time", "the floor against the first"].map(h =>
+      ["run", "libraries that differ", "date", "multiple [95%]", "time", "its floor's time",
+       "the floor against the first"].map(h =>
         el("th", {}, h)))), body);
     MAIN.append(el("p", {className: "legend"}, `${DATA.runs.length} runs in the order of their date. A ` +
       `benchmark's multiple of the floor (${DATA.floor} of its input and tier, timed in the same processes, ` +
@@ -629,7 +630,9 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
           mode: "lines+markers",
           error_y: {type: "data", symmetric: false, array: points.map(p => p.high !== null ? p.high - p.multiple : 0),
                     arrayminus: points.map(p => p.low !== null ? p.multiple - p.low : 0)},
-          hovertext: points.map(p => `${fmtRatio(p.multiple)} of the floor; ${fmtTime(p.time)}`), hoverinfo: "text"});
+          hovertext: points.map((p, k) => `${fmtRatio(p.multiple)} of the floor; ${fmtTime(p.time)}` +
+                                           (shown[k][0].libraries ? `; ${plotText(shown[k][0].libraries)}` : "")),
+          hoverinfo: "text"});
       }
       traces.push({x: labels.map(plotText), y: points.map(p => p.time), name: "time per op",
         yaxis: traces.length ? "y2" : "y", mode: "lines+markers", line: {dash: "dot", color: "#7f7f7f"},
@@ -641,7 +644,8 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
         yaxis2: Object.assign({overlaying: "y", side: "right", showgrid: false}, seconds),
         legend: {orientation: "h", y: -0.25}});
       body.replaceChildren(...shown.map(([run, p], k) => el("tr", {dataset: {run: labels[k]}},
-        el("th", {scope: "row", title: run.path}, labels[k]), el("td", {}, run.date || "-"),
+        el("th", {scope: "row", title: run.path}, labels[k]), el("td", {}, run.libraries || "-"),
+        el("td", {}, run.date || "-"),
         el("td", {className: "number multiple"}, p.multiple === null ? "no copy" :
           `${fmtRatio(p.multiple)} [${fmtRatio(p.low)}, ${fmtRatio(p.high)}]`),
         el("td", {className: "number"}, fmtTime(p.time)),
