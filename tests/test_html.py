@@ -539,3 +539,57 @@ def test_a_bisection_of_commits_lists_them_in_the_ranges_order_and_names_the_ste
     assert [li.text for li in chromium.find_elements("css selector", "#skipped li")] == [
         f"5eb57e14 (Build with Cython 3.1 (#723)): {NO_GCC}"]
     assert browser.console_errors(chromium) == []
+
+
+# -- a history of runs --------------------------------------------------------------------------------
+
+def write_history(folder: Path) -> None:
+    """Three runs of three commits a day apart: the machine 12% slower on the second day, the op's multiple
+    of the floor the same; on the third day the op takes 30% more than its floor's share."""
+    for day, (commit, speed, multiple) in enumerate((("c0mmit1", 1.0, 4.0), ("c0mmit2", 1.12, 4.0),
+                                                     ("c0mmit3", 1.0, 5.2)), start=1):
+        benches = []
+        for words, per_op, ratio in ((("baseline", "tobytes", "float32"), 1e-6, None),
+                                     (("fmt-a", "copies", "float32"), multiple * 1e-6, multiple)):
+            runs = [({"serialbench_round": index, **({"serialbench_floor_ratio": ratio * (1 + 0.002 * index)}
+                                                      if ratio else {})},
+                     [per_op * speed * (1 + 0.001 * index)] * 3) for index in range(6)]
+            benches.append(bench(words, "encode", "10K", runs, {"serialbench_commit": commit,
+                                                                 "date": f"2026-12-0{day} 10:00:00"}))
+        pyperf.BenchmarkSuite(benches).dump(str(folder / f"run-{commit}.json"))
+
+
+@pytest.fixture(scope="module")
+def history_site(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("history")
+    write_history(folder)
+    out = tmp_path_factory.mktemp("history-site")
+    pages = site.build_site([str(folder)], out, lambda line: None)
+    return out, pages
+
+
+def test_runs_of_several_commits_get_a_history_page_of_multiples_with_the_time_behind(history_site):
+    out, pages = history_site
+    (history,) = [page for page in pages if page.kind == "history"]
+    data = site.BUILDERS["history"](history.source)
+    assert [run["label"] for run in data["runs"]] == ["c0mmit1", "c0mmit2", "c0mmit3"]
+    (op,) = [b for b in data["benchmarks"] if b["name"] == "fmt-a/copies/float32/10K"]
+    floors = [p["floor_time"] for p in op["points"]]
+    assert [round(f / floors[0] - 1, 2) for f in floors] == [0.0, 0.12, 0.0]  # the machine's drift, beside
+    assert [round(p["multiple"], 1) for p in op["points"]] == [4.0, 4.0, 5.2]  # the drift of day 2 is not drawn
+    assert op["points"][1]["time"] > 1.1 * op["points"][0]["time"]  # the time behind it has it
+
+
+@pytest.mark.slow
+def test_the_history_page_draws_the_multiple_over_the_runs_and_the_time_on_its_own_axis(chromium, history_site):
+    out, pages = history_site
+    history = next(page for page in pages if page.kind == "history")
+    open_page(chromium, out / history.file, "#benchmark=fmt-a%2Fcopies%2Ffloat32%2F10K")
+    traces = chromium.execute_script("return document.getElementById('history-chart').data.map(t => "
+                                     "[t.name, t.y, t.yaxis || 'y'])")
+    assert [name for name, _, _ in traces] == ["multiple of the floor", "time per op"]
+    assert [round(y, 1) for y in traces[0][1]] == [4.0, 4.0, 5.2] and traces[1][2] == "y2"
+    rows = chromium.execute_script("return [...document.querySelectorAll('#history tbody tr')].map(r => "
+                                   "[...r.children].map(c => c.textContent))")
+    assert [row[0] for row in rows] == ["1: c0mmit1", "2: c0mmit2", "3: c0mmit3"]
+    assert rows[1][3].startswith("4.0x [") and rows[1][6] == "+12.0%"

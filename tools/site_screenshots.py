@@ -4,10 +4,10 @@ the README and the HTML report's guide.
     python tools/site_screenshots.py [--results DIR] [-o OUT_DIR]   # default: docs/results/site-screenshots/
 
 Builds the site of DIR (docs/results/) into a temporary folder with `python -m serialbench html`,
-opens the index, the reference run, the compare, the tritonclient sweep and the sweep of msgpack's
-commits (a step selected in each) in headless Chromium, and writes one PNG each, in 256 colours (a
-page's few colours lose nothing seen, and the files are a third of the size). Needs Debian's
-chromium and chromium-driver, and selenium.
+opens the index, the reference run, the compare, the tritonclient sweep, the sweep of msgpack's
+commits (a step selected in each) and the history of the committed runs in headless Chromium, and
+writes one PNG each, in 256 colours (a page's few colours lose nothing seen, and the files are a
+third of the size). Needs Debian's chromium and chromium-driver, and selenium.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ SHOTS = [  # (file, page, hash, height in pixels)
      1500),
     ("sweep-commits.png", "sweep-msgpack-commits.html",
      "#benchmark=msgpack%2Fpackb-buffer%2Ffloat32%2F100K&step=72e65feb", 1900),
+    ("history.png", "history.html", "#benchmark=triton-binary%2Ftritonclient%2Fint32x3%2F1M", 1000),
 ]
 WIDTH = 1280
 

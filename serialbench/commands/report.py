@@ -58,12 +58,13 @@ def run(args, out: Output) -> int:
         # The session's own minimum effect, as its files record it, unless one is given.
         min_effect = options.min_effect(args, session_min_effect(base, new))
         selected = select_results(new, args.patterns, args.tier, args.input)
-        changes, paired, selection = changes_between(base, new, min_effect, names={r.name for r in selected})
+        found = changes_between(base, new, min_effect, names={r.name for r in selected})
+        changes = found.changes
         head = header_lines(base, "BASE ") + header_lines(new, "NEW  ")
-        tables = change_tables(changes, min_effect, paired)
+        tables = change_tables(found, min_effect)
         base_selected = filter_results(base.results, args.patterns, args.tier, args.input)
-        notes = change_notes(changes, selected, base_selected, selection)
-        as_json = lambda: two_files_json(base, new, changes, paired, min_effect, selection, notes)  # noqa: E731
+        notes = change_notes(found, selected, base_selected)
+        as_json = lambda: two_files_json(base, new, found, min_effect, notes)  # noqa: E731
     if not tables:
         raise UsageError("nothing to report: the selection is empty" if len(loaded) == 1 else
                          f"{args.files[0]} and {args.files[1]} have no benchmark in common")

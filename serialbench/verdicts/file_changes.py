@@ -1,19 +1,23 @@
 """Two result files, BASE and NEW: the change of each benchmark, with compare's verdict.
 
-Paired round by round when both files are the two sides of one compare session, unpaired (two
-independent runs) otherwise; the same engine, words and correction as `compare`
-(verdicts/paired.py). views/changes.py draws them as report's grids. (results/files.py reads the
-files; this module judges a pair of them.)
+Paired round by round when both files are the two sides of one compare session (verdicts/paired.py).
+Otherwise they are two runs taken at different moments, and each benchmark is judged by its multiple
+of the memcpy floor, which the machine's drift between them cannot move, beside the floor's own
+drift (verdicts/apart.py); the same words and correction. views/changes.py draws them as report's
+grids. (results/files.py reads the files; this module judges a pair of them.)
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from serialbench.core import stats
 from serialbench.results.files import Result, ResultFile, load
+from serialbench.verdicts import apart
 from serialbench.verdicts import paired as paired_rows
+from serialbench.verdicts.timings import paired_multiple
 
 
 @dataclass
@@ -27,25 +31,39 @@ class Change:
     verdict: str  # a word of stats.WORDS; "not timed" when a side has no values
     change: float | None = None  # the engine's estimate, NEW/BASE - 1
     judged: stats.Verdict | None = None  # the whole verdict (interval, level, detectable); None: not timed
+    basis: str = apart.TIME  # what the verdict judged: apart.TIME, or apart.MULTIPLE (two runs apart)
+    base_multiple: float | None = None  # each side's multiple of the floor, where a MULTIPLE basis judged it
+    new_multiple: float | None = None
+
+
+@dataclass
+class FileChanges:
+    """What report of two files shows: the changes, how they were judged, the selection's verdict and,
+    for two runs apart, how far the floor moved between them (None for one compare session's files)."""
+
+    changes: list[Change]
+    paired: bool
+    selection: stats.Verdict | None
+    drift: apart.Drift | None = None
 
 
 def changes_between(base: ResultFile, new: ResultFile, min_effect: float | None = None,
-                    names: Sequence[str] | None = None) -> tuple[list[Change], bool, stats.Verdict | None]:
-    """Changes for the benchmarks present in both files, in NEW's order, judged as `compare` judges:
-    paired round by round when both files come from one compare session (its looks replayed as the
-    files record them), unpaired otherwise; and the verdict of the whole selection. min_effect: None
-    for the session's own (session_min_effect)."""
+                    names: Sequence[str] | None = None) -> FileChanges:
+    """Changes for the benchmarks present in both files, in NEW's order, and the verdict of the whole
+    selection: paired round by round when both files come from one compare session, as `compare`
+    judged (its looks and minimum effect replayed as the files record them); otherwise by the
+    multiples of the floor, beside the floor's drift (verdicts/apart.py). min_effect: None for the
+    session's own (session_min_effect)."""
     pairs = [(base.get(r.name), r) for r in new.results
              if (names is None or r.name in names) and base.get(r.name) is not None]
     timed = [(b, n) for b, n in pairs if b.median is not None and n.median is not None]
-    paired = is_one_session(base, new)
     if min_effect is None:
         min_effect = session_min_effect(base, new)
+    if not is_one_session(base, new):
+        return changes_apart(base, new, pairs, timed, min_effect)
     rows, selection = paired_rows.compare_benchmarks({b.name: b.benchmark for b, _ in timed},
-                                                     {n.name: n.benchmark for _, n in timed}, paired, min_effect,
-                                                     final_rounds(new) if paired else None,
-                                                     budget_rounds(new) if paired else None,
-                                                     session_looks(new) if paired else None)
+                                                     {n.name: n.benchmark for _, n in timed}, True, min_effect,
+                                                     final_rounds(new), budget_rounds(new), session_looks(new))
     verdicts = {row.name: row.verdict for row in rows}
     changes = []
     for b, n in pairs:
@@ -53,7 +71,28 @@ def changes_between(base: ResultFile, new: ResultFile, min_effect: float | None 
         changes.append(Change(n.name, b, n, n.median / b.median if verdict else None,
                               verdict.word if verdict else "not timed", verdict.change if verdict else None,
                               verdict))
-    return changes, paired, selection
+    return FileChanges(changes, True, selection)
+
+
+def changes_apart(base: ResultFile, new: ResultFile, pairs, timed, min_effect: float) -> FileChanges:
+    """Two runs taken at different moments: each timed row judged on its multiples where both files have
+    them, else on its times where the floor's drift allows (verdicts/apart.py), else FLOOR_MOVED."""
+    drift = apart.floor_drift(base, new, min_effect)
+    verdicts, bases, selection = apart.judge_apart(timed, drift, min_effect)
+    changes = []
+    for b, n in pairs:
+        basis = bases.get(n.name)
+        if basis is None:
+            changes.append(Change(n.name, b, n, None, "not timed"))
+            continue
+        judged = verdicts.get(n.name)
+        verdict = judged.verdict if judged else None
+        # each side's multiple as the one-file report shows it (verdicts/timings.py)
+        multiples = tuple(paired_multiple([math.log(v) for v in side])[0] for side in (basis.base, basis.new)) \
+            if basis.kind == apart.MULTIPLE else (None, None)
+        changes.append(Change(n.name, b, n, n.median / b.median, verdict.word if verdict else apart.FLOOR_MOVED,
+                              verdict.change if verdict else None, verdict, basis.kind, *multiples))
+    return FileChanges(changes, False, selection, drift)
 
 
 def recorded(results: ResultFile, key: str) -> object | None:

@@ -127,7 +127,8 @@ class RoundProgress:
         if short:
             line += (f"; {short} stopped short at {max(found.rounds for found in timed)} processes or fewer: the "
                      "table shows how wide they are; to tell whether a change helped, use 'python -m serialbench "
-                     "compare', not two runs by eye")
+                     "compare' (both sides at once), or 'report OLD.json NEW.json' of two runs (their multiples of "
+                     "the floor), not two runs by eye")
         return line
 
 

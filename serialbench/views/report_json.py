@@ -11,15 +11,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from serialbench.core import stats
 from serialbench.results.files import Result, ResultFile
 from serialbench.verdicts.costmodel import fits
-from serialbench.verdicts.file_changes import Change
+from serialbench.verdicts.file_changes import FileChanges
 from serialbench.verdicts.paired import Compared
 from serialbench.views import columns as table
 from serialbench.views.columns import COUNT_DIGITS, Column, column, number
 from serialbench.views.roundtrip import round_trips
-from serialbench.views.verdict_json import compare_json
+from serialbench.views.verdict_json import compare_json, verdict_record
 
 
 def result_columns(results: ResultFile) -> list[Column]:
@@ -54,10 +53,21 @@ def one_file_json(results: ResultFile, selected: Sequence[Result], notes: Sequen
     }, indent=1) + "\n"
 
 
-def two_files_json(base: ResultFile, new: ResultFile, changes: Sequence[Change], paired: bool, min_effect: float,
-                   selection: stats.Verdict | None, notes: Sequence[str]) -> str:
+def two_files_json(base: ResultFile, new: ResultFile, found: FileChanges, min_effect: float,
+                   notes: Sequence[str]) -> str:
+    changes = found.changes
     rows = [Compared(c.name, c.base.median, c.new.median, c.judged) for c in changes if c.judged is not None]
-    data = json.loads(compare_json(rows, base.path, new.path, min_effect, selection=selection, paired=paired,
-                                   failed={c.name: "not timed" for c in changes if c.judged is None}))
+    data = json.loads(compare_json(rows, base.path, new.path, min_effect, selection=found.selection,
+                                   paired=found.paired,
+                                   failed={c.name: c.verdict for c in changes if c.judged is None}))
+    if found.drift is not None:  # two runs apart: what each row was judged on, and the floor's drift
+        by_name = {c.name: c for c in changes}
+        for row in data["benchmarks"]:
+            change = by_name[row["name"]]
+            row.update(judged_on=change.basis, base_multiple=number(change.base_multiple),
+                       new_multiple=number(change.new_multiple))
+        drift = found.drift.verdict
+        data["floor_drift"] = None if drift is None else {**verdict_record(drift, False),
+                                                          "floors": found.drift.floors}
     data["notes"] = list(notes)
     return json.dumps(data, indent=1) + "\n"

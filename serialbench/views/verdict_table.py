@@ -74,19 +74,23 @@ def _change_json(verdict: stats.Verdict) -> dict:
             "high": number(verdict.high) if interval else None}
 
 
-def how(paired: bool) -> str:
-    """How a row's change and interval are made: paired rounds, or two independent runs."""
+def how(paired: bool, apart: bool = False) -> str:
+    """How a row's change and interval are made: paired rounds, two independent runs, or two runs apart
+    judged by their multiples of the floor (verdicts/apart.py)."""
+    if apart:
+        return ("HEAD/BASE of one multiple of the floor per process (of one median time where the cell says "
+                "'time:'), unpaired [interval]")
     return ("HEAD/BASE, paired round by round [interval]" if paired else
             "HEAD/BASE of one median per process, unpaired [interval]")
 
 
-def verdict_columns(paired: bool = True, of: Callable = lambda row: row.verdict) -> list[Column]:
+def verdict_columns(paired: bool = True, of: Callable = lambda row: row.verdict, apart: bool = False) -> list[Column]:
     """The columns of a verdict, whatever its row: change [interval], level, detectable, verdict (and
     its rounds, in the JSON). `of` finds the row's stats.Verdict. Each column's legend is one footnote
     line; the verdict's words have theirs in `word_notes`."""
     return [
         Column("change [interval]", lambda row: change_text(of(row)), lambda row: _change_json(of(row)),
-               f"change: {how(paired)}"),
+               f"change: {how(paired, apart)}"),
         column("level", "level", lambda row: level_text(of(row)), lambda row: number(of(row).level),
                f"level: the interval's confidence: {stats.ALPHA:.0%} of error split among rows"
                f"{' and looks' if paired else ''} (BH), ~99.9% if few change"),
@@ -138,22 +142,22 @@ def _median(side: str) -> Callable[[Line], str]:
     return text
 
 
-def compare_columns(base: str, head: str, paired: bool = True) -> list[Column]:
+def compare_columns(base: str, head: str, paired: bool = True, apart: bool = False) -> list[Column]:
     """compare's table: the benchmark, each side's median (headed by what the side was), the verdict."""
     return [
         column("name", "benchmark", lambda line: line.name, left=True, code=True),
         column("base_median", base, _median("base"), lambda line: number(line.base),
                "BASE, HEAD: median time per op"),
         column("head_median", head, _median("head"), lambda line: number(line.head)),
-        *verdict_columns(paired),
+        *verdict_columns(paired, apart=apart),
     ]
 
 
 def legend(paired: bool = True, min_effect: float = stats.MIN_EFFECT,
-           words: Collection[str] | None = None) -> list[str]:
+           words: Collection[str] | None = None, apart: bool = False) -> list[str]:
     """The footnotes under the table, at most six lines: every column's, the rule of each verdict word in
     `words` (all by default), and the page that says it all."""
-    return packed([*table.legend(compare_columns("BASE", "HEAD", paired)), *word_notes(min_effect, words),
+    return packed([*table.legend(compare_columns("BASE", "HEAD", paired, apart)), *word_notes(min_effect, words),
                    f"the rules in full: {STATISTICS_PAGE}"])
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from serialbench.views.site.history import history_page
 from serialbench.views.site.pages import PAGES, date_of, library_of, machine
 from serialbench.views.site.sources import Source, collect
 
@@ -31,8 +32,9 @@ PLOTLY = ("4.1.1", "99784e3abfb07b142a15e521a439e6d9addceadb3f79553fd24c72774f06
 # No request leaves a page; scripts only from the site's own files (the JSON data is not executed).
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
           "font-src 'self'; connect-src 'none'; form-action 'none'; base-uri 'none'")
-TITLES = {"run": "run", "compare": "compare", "sweep": "sweep", "bisect": "bisect",
+TITLES = {"history": "history", "run": "run", "compare": "compare", "sweep": "sweep", "bisect": "bisect",
           "check-harness": "check-harness"}
+BUILDERS = {**PAGES, "history": history_page}
 
 
 @dataclass
@@ -58,7 +60,7 @@ def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> 
     pages.sort(key=lambda page: list(TITLES).index(page.kind))  # stable: the order found within a kind
     for page in pages:
         try:
-            data = PAGES[page.kind](page.source)
+            data = BUILDERS[page.kind](page.source)
         except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
             say(f"left out: {', '.join(page.source.paths)}: cannot be shown ({type(exc).__name__}: {exc})")
             continue
@@ -74,6 +76,8 @@ def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> 
 def _title(source: Source) -> str:
     import os
 
+    if source.kind == "history":
+        return f"history: {len(source.paths)} runs, {len({c for f in source.files for c in f.commits})} commits"
     return f"{TITLES[source.kind]}: {os.path.basename(source.paths[0])}"
 
 
@@ -154,6 +158,10 @@ def index_rows(pages: Sequence[Page]) -> list[dict]:
                        machine=(f"{machines[0].get('cpu', '?')}, {machines[0].get('cpus', '?')} CPUs"
                                 if machines and isinstance(machines[0], dict) else ""),
                        count=len(source.data["benchmarks"]))
+        elif page.kind == "history":
+            row.update(date=f"{date_of(min(source.files, key=date_of))} to {date_of(max(source.files, key=date_of))}",
+                       commit=", ".join(dict.fromkeys(c[:10] for f in source.files for c in f.commits)),
+                       libraries="each benchmark's multiple of the floor over the runs", count=len(source.files))
         elif page.kind == "bisect":
             data = source.data
             row.update(libraries=f"{data.get('good')} to {data.get('bad')}: {data.get('benchmark')}",

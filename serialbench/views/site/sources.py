@@ -4,7 +4,8 @@ A run file is a page (its memory companion joins it, results/files.py). The side
 interleaved session belong together: two that no sweep claims are a compare, BASE and HEAD; a sweep's
 --json file claims the session files that it lists by name (`files`, the ones its sessions wrote), for
 its steps' rounds, and no others: a folder may hold another sweep's side files of the same sides. A
-bisection's and a check-harness panel's JSON are a page each. A file that cannot be read, or is none
+bisection's and a check-harness panel's JSON are a page each. Run files of more than one commit are
+also a history page together (views/site/history.py). A file that cannot be read, or is none
 of these, is named in one line and left out: the rest is built.
 """
 
@@ -28,14 +29,16 @@ from serialbench.views.verdict_json import sweep_from_json
 class Source:
     """What one page is built from."""
 
-    kind: str  # run, compare, sweep, bisect, check-harness
+    kind: str  # run, compare, sweep, bisect, check-harness, history
     paths: list[str]
-    files: list[ResultFile] = field(default_factory=list)  # run: one; compare: BASE, HEAD; sweep: its sides'
+    files: list[ResultFile] = field(default_factory=list)  # run: one; compare: BASE, HEAD; sweep: sides'
     data: dict | None = None  # the JSON of a sweep, a bisection or a check-harness panel
     notes: list[str] = field(default_factory=list)  # said on the page (a memory file left out, ...)
 
     @property
     def stem(self) -> str:
+        if self.kind == "history":  # one a site, of all its runs
+            return "history"
         name = os.path.basename(self.paths[0])
         for suffix in (".json.gz", ".json"):
             name = name.removesuffix(suffix)
@@ -73,6 +76,9 @@ def collect(inputs: Iterable[str | os.PathLike], say: Callable[[str], None]) -> 
         except UsageError as exc:
             say(f"left out: {exc}")
     _attach_sessions(sources, sessions, say)
+    runs = [source.files[0] for source in sources if source.kind == "run"]
+    if len({tuple(loaded.commits) for loaded in runs}) >= 2:  # runs of several commits: their history too
+        sources.append(Source("history", [loaded.path for loaded in runs], runs))
     return sources
 
 

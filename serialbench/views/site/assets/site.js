@@ -216,7 +216,7 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
           marker: trace.meta === DATA.floor ? {color: "black"} : {}}));
         draw(chart, bars, {
           title: {text: plotText(`${input}, ${direction}: median time per op at ${shown[0][0]}`)},
-          xaxis: {type: "log", title: {text: "time per op"}, tickformat: "~s", ticksuffix: "s"},
+          xaxis: {type: "log", title: {text: "time per op"}, tickformat: ".3~s", ticksuffix: "s"},
           yaxis: {type: "category", autorange: "reversed", automargin: true},
           showlegend: false, height: Math.max(260, 90 + 36 * bars.length)});
       } else {
@@ -224,7 +224,7 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
           title: {text: plotText(`${input}, ${direction}: median time per op against tier`)},
           xaxis: {type: "log", title: {text: "tier (elements per tensor; bytes for byte strings)"},
                   tickvals: tiers.map(t => t[1]), ticktext: tiers.map(t => t[0])},
-          yaxis: {type: "log", title: {text: "time per op"}, dtick: 1, tickformat: "~s", ticksuffix: "s"},
+          yaxis: {type: "log", title: {text: "time per op"}, dtick: 1, tickformat: ".3~s", ticksuffix: "s"},
           legend: {itemclick: false, itemdoubleclick: false}, height: 520});
       }
 
@@ -495,7 +495,7 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
       title: {text: plotText(bench.name), font: {size: 12}, x: 0.02, xanchor: "left"}, showlegend: false,
       height: 300, shapes, annotations, margin: {l: 60, r: 10, t: 44, b: 60},
       xaxis: {type: "category", categoryorder: "array", categoryarray: DATA.sides.map(plotText), tickangle: -45},
-      yaxis: {tickformat: "~s", ticksuffix: "s", rangemode: "tozero"}}, {displayModeBar: false});
+      yaxis: {tickformat: ".3~s", ticksuffix: "s", rangemode: "tozero"}}, {displayModeBar: false});
   }
 
   function stepView(bench, step) {
@@ -595,8 +595,72 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
                  {id: "panel"}));
   }
 
+  // -- a history of runs --------------------------------------------------------------------------
+  function historyPage() {
+    const names = DATA.benchmarks.map(b => b.name);
+    const chart = el("div", {id: "history-chart", className: "chart"});
+    const body = el("tbody", {});
+    const picker = el("span", {});
+    const table = el("table", {id: "history"}, el("thead", {}, el("tr", {},
+      ["run", "libraries that differ", "date", "multiple [95%]", "time", "its floor's time",
+       "the floor against the first"].map(h =>
+        el("th", {}, h)))), body);
+    MAIN.append(el("p", {className: "legend"}, `${DATA.runs.length} runs in the order of their date. A ` +
+      `benchmark's multiple of the floor (${DATA.floor} of its input and tier, timed in the same processes, ` +
+      "milliseconds apart), which the machine's drift between runs barely moves, with the 95% interval over " +
+      "the run's processes; its time behind it (dotted, right axis), which the drift moves as much as the code; " +
+      "its floor's time against the first run drawn says how far the machine moved. An op that copies no " +
+      "tensor has no multiple: its time alone. Only the runs that have the benchmark are drawn."),
+      el("div", {className: "controls"}, el("label", {}, "benchmark ", picker)), chart, table);
+
+    function render() {
+      const state = readHash();
+      const bench = DATA.benchmarks.find(b => b.name === state.benchmark) ||
+                    DATA.benchmarks.find(b => !b.floor && b.copies) || DATA.benchmarks[0];
+      if (!bench) { MAIN.append(el("p", {}, "No benchmark is in two of the runs.")); return; }
+      writeHash({benchmark: bench.name});
+      picker.replaceChildren(select("benchmark", names, bench.name, name => go(name)));
+      const shown = DATA.runs.map((run, i) => [run, bench.points[i], i]).filter(([, p]) => p);
+      const labels = shown.map(([run, , i]) => `${i + 1}: ${run.label}${run.dirty ? " (dirty)" : ""}`);
+      const points = shown.map(([, p]) => p);
+      const first = points.find(p => p.floor_time !== null);
+      const traces = [];
+      if (points.some(p => p.multiple !== null)) {
+        traces.push({x: labels.map(plotText), y: points.map(p => p.multiple), name: "multiple of the floor",
+          mode: "lines+markers",
+          error_y: {type: "data", symmetric: false, array: points.map(p => p.high !== null ? p.high - p.multiple : 0),
+                    arrayminus: points.map(p => p.low !== null ? p.multiple - p.low : 0)},
+          hovertext: points.map((p, k) => `${fmtRatio(p.multiple)} of the floor; ${fmtTime(p.time)}` +
+                                           (shown[k][0].libraries ? `; ${plotText(shown[k][0].libraries)}` : "")),
+          hoverinfo: "text"});
+      }
+      traces.push({x: labels.map(plotText), y: points.map(p => p.time), name: "time per op",
+        yaxis: traces.length ? "y2" : "y", mode: "lines+markers", line: {dash: "dot", color: "#7f7f7f"},
+        hovertext: points.map(p => fmtTime(p.time)), hoverinfo: "text"});
+      const seconds = {title: {text: "seconds per op"}, rangemode: "tozero", tickformat: ".3~s", ticksuffix: "s"};
+      draw(chart, traces, {title: {text: plotText(bench.name)}, xaxis: {type: "category"},
+        margin: {l: 70, r: 80, t: 30, b: 60},
+        yaxis: traces.length > 1 ? {title: {text: "multiple of the floor"}, rangemode: "tozero"} : seconds,
+        yaxis2: Object.assign({overlaying: "y", side: "right", showgrid: false}, seconds),
+        legend: {orientation: "h", y: -0.25}});
+      body.replaceChildren(...shown.map(([run, p], k) => el("tr", {dataset: {run: labels[k]}},
+        el("th", {scope: "row", title: run.path}, labels[k]), el("td", {}, run.libraries || "-"),
+        el("td", {}, run.date || "-"),
+        el("td", {className: "number multiple"}, p.multiple === null ? "no copy" :
+          `${fmtRatio(p.multiple)} [${fmtRatio(p.low)}, ${fmtRatio(p.high)}]`),
+        el("td", {className: "number"}, fmtTime(p.time)),
+        el("td", {className: "number"}, fmtTime(p.floor_time)),
+        el("td", {className: "number floor-change"}, first && p.floor_time !== null ?
+          fmtChange(p.floor_time / first.floor_time - 1) : "-"))));
+    }
+
+    function go(name) { writeHash({benchmark: name}); render(); }
+    window.addEventListener("hashchange", render);
+    render();
+  }
+
   document.getElementById("title").textContent = DATA.title;
   const PAGES = {index: indexPage, run: runPage, compare: comparePage, sweep: sweepPage, bisect: bisectPage,
-                 "check-harness": checkHarnessPage};
+                 "check-harness": checkHarnessPage, history: historyPage};
   PAGES[document.body.dataset.page]();
 })();

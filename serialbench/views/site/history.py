@@ -1,0 +1,56 @@
+"""The history page's data: several run files of different commits, each benchmark's multiple of the
+floor over them, with its time behind it.
+
+A CI job that keeps its run files has a timeline of times that the machine's drift draws as much as
+the code (docs/findings/runs-apart.md); the multiple of the floor, timed in the same processes, is
+what the drift barely moves, so it is the line drawn. Beside each point, the time of the row's own
+floor (baseline/tobytes of its input and tier) in that run: against the first run that has the row,
+how far the machine moved. Runs are in the order of their date; a benchmark is drawn over the runs
+that have it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from serialbench.catalog.registry import FLOOR
+from serialbench.results.files import ResultFile
+from serialbench.verdicts.timings import timing
+from serialbench.views.site.pages import date_of, number
+from serialbench.views.site.sources import Source
+
+
+def history_page(source: Source) -> dict:
+    runs = sorted(source.files, key=date_of)
+    names = list(dict.fromkeys(r.name for loaded in runs for r in loaded.results))
+    benchmarks = []
+    for name in names:
+        points = [point(loaded, name) for loaded in runs]
+        if sum(p is not None for p in points) >= 2:
+            found = next(loaded.get(name) for loaded in runs if loaded.get(name) is not None)
+            benchmarks.append({"name": name, "copies": found.copies, "floor": found.format == FLOOR[0],
+                               "points": points})
+    versions = [loaded.library_versions() for loaded in runs]
+    # a library whose version differs between the runs that have it (--with), named beside each run's commit
+    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
+    return {"kind": "history", "floor": "/".join(FLOOR),
+            "runs": [{"label": ", ".join(c[:10] for c in loaded.commits) or os.path.basename(loaded.path),
+                      "libraries": ", ".join(f"{name} {mine[name]}" for name in varying if name in mine),
+                      "dirty": loaded.dirty, "date": date_of(loaded), "path": loaded.path}
+                     for loaded, mine in zip(runs, versions)],
+            "benchmarks": benchmarks}
+
+
+def point(loaded: ResultFile, name: str) -> dict | None:
+    """A benchmark in one run: its time, its floor's time, and for an op that copies its multiple of the
+    floor with the interval over the run's processes (verdicts/timings.py)."""
+    result = loaded.get(name)
+    found = timing(result.benchmark) if result is not None else None
+    if found is None:
+        return None
+    floor = loaded.floor(result)
+    multiple = found.multiple if result.copies else None
+    return {"time": number(found.median), "floor_time": number(floor.median) if floor is not None else None,
+            "multiple": number(multiple),
+            "low": number(found.multiple_low) if multiple is not None else None,
+            "high": number(found.multiple_high) if multiple is not None else None}
