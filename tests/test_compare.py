@@ -12,8 +12,8 @@ import pyperf
 import pytest
 
 from serialbench.core import stats
-from serialbench.measure import overlays
-from serialbench.measure.worktrees import checkout
+from serialbench.sides import overlays
+from serialbench.sides.worktrees import checkout
 from serialbench.verdicts import paired as comparison
 from serialbench.verdicts.file_changes import compare_files
 from tests.helpers import PROJECT_ROOT, assert_one_line_usage_error, run_serialbench, written_results
@@ -408,8 +408,8 @@ def test_a_side_that_cannot_import_a_case_is_refused_before_timing_and_the_rest_
 
 
 def test_sides_are_named_by_the_versions_they_imported_and_local_builds_are_marked(tmp_path, monkeypatch):
-    from serialbench.measure.side_setup import Checked, name_sides
-    from serialbench.measure.sides import Side
+    from serialbench.sides.naming import name_sides
+    from serialbench.sides.sides import Checked, Side
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "msgpack-1.1.2").mkdir()
@@ -512,7 +512,7 @@ def test_a_relative_interpreter_path_is_made_absolute(monkeypatch, tmp_path):
     import os
     from pathlib import Path
 
-    from serialbench.measure.side_setup import resolve_python
+    from serialbench.sides.environments import resolve_python
 
     monkeypatch.chdir(Path(sys.executable).parent)
     found = resolve_python(os.path.join(".", Path(sys.executable).name))

@@ -15,7 +15,7 @@ import pytest
 
 from serialbench.core import stats
 from serialbench.core.errors import UsageError
-from serialbench.measure import overlays, releases
+from serialbench.sides import overlays, releases
 from serialbench.verdicts.steps import Step, Sweep, SweepRow, merge
 from serialbench.views.sweep_table import format_sweep
 from serialbench.views.verdict_json import sweep_from_json, sweep_json

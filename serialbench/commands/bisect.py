@@ -38,12 +38,13 @@ from serialbench.commands.options import (
 )
 from serialbench.core import stats
 from serialbench.core.errors import UsageError
-from serialbench.measure import commits, releases
-from serialbench.measure.commits import Commit
 from serialbench.measure.engine import run_session
-from serialbench.measure.side_setup import check_sides, few, short_cause, sides_with_overlays
-from serialbench.measure.sides import Side
-from serialbench.measure.worktrees import work_tree
+from serialbench.sides import commits, releases
+from serialbench.sides.checks import check_sides, few, short_cause
+from serialbench.sides.commits import Commit
+from serialbench.sides.environments import sides_with_overlays
+from serialbench.sides.sides import Side
+from serialbench.sides.worktrees import work_tree
 from serialbench.verdicts.bisection import WANTED, Result, Search
 from serialbench.verdicts.steps import Step, StepJudges, sweep_rows
 from serialbench.views.bisect_steps import answer_lines, step_text

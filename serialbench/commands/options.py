@@ -58,21 +58,21 @@ def payload_arguments(payloads: Sequence[str]) -> tuple[str, ...]:
 
 
 def filters(patterns: Sequence[str], tier: str | None, inputs: str | None) -> dict:
-    """The selection options, for a side to select by in its own process (measure/side_setup.check_side;
-    a side's payloads travel with the side, measure/sides.py)."""
+    """The selection options, for a side to select by in its own process (sides/checks.check_side;
+    a side's payloads travel with the side, sides/sides.py)."""
     return {"patterns": list(patterns), "tiers": tier, "inputs": inputs}
 
 
 def add_with_argument(cli, who: str = "this command") -> None:
-    """--with SPEC: libraries installed into an overlay first on sys.path (measure/overlays.py)."""
-    from serialbench.measure.overlays import SPEC_HELP
+    """--with SPEC: libraries installed into an overlay first on sys.path (sides/overlays.py)."""
+    from serialbench.sides.overlays import SPEC_HELP
 
     cli.add_argument("--with", dest="with_specs", action="append", default=[], metavar="SPEC",
                      help=f"install SPEC into an overlay first on sys.path for {who} (repeatable): {SPEC_HELP}")
 
 
 def add_build_arguments(cli) -> None:
-    """What a commit's build (PATH@REV, measure/commits.py) gets besides what the commit declares."""
+    """What a commit's build (PATH@REV, sides/commits.py) gets besides what the commit declares."""
     cli.add_argument("--build-with", dest="build_tools", action="append", default=[], metavar="SPEC",
                      help="a build tool every commit's build needs and may not declare (repeatable, e.g. cython): "
                           "the build then runs in an environment of its own with the commit's build requirements "
@@ -86,7 +86,7 @@ def add_build_arguments(cli) -> None:
 
 
 def build_from(args):
-    from serialbench.measure.commits import Build
+    from serialbench.sides.commits import Build
 
     return Build(tuple(args.build_tools), tuple(args.build_steps), args.build_requirements or "")
 

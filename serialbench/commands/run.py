@@ -37,13 +37,14 @@ from serialbench.core import medians
 from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
 from serialbench.core.parsing import parse_percent
-from serialbench.measure import environment, timeloop
+from serialbench.inside import timeloop
 from serialbench.measure.engine import run_session
 from serialbench.measure.session import MIN_TIME, RUN_DEFAULT, RUN_FAST, RUN_RIGOROUS, Settings, run_settings
-from serialbench.measure.sides import Side
-from serialbench.measure.worktrees import installed_root
 from serialbench.results.files import RESULTS_FORMAT
 from serialbench.results.paths import run_stem, safe_stem, unique_paths
+from serialbench.sides import environment
+from serialbench.sides.sides import Side
+from serialbench.sides.worktrees import installed_root
 from serialbench.views.progress import RoundProgress
 
 DESCRIPTION = ("Time the selected benchmarks, FORMAT/IMPL/INPUT/TIER, each in fresh worker processes, one a round, "
@@ -167,12 +168,12 @@ def run(args, out: Output) -> int:
 
     installed = []
     if args.with_specs:  # before the selection, which looks for the libraries on sys.path
-        from serialbench.measure.side_setup import overlay_here
+        from serialbench.sides.run_with import overlay_here
 
         installed = overlay_here(args.with_specs, warn)  # the workers find it on PYTHONPATH
     python = sys.executable
     if args.python:
-        from serialbench.measure.side_setup import resolve_python
+        from serialbench.sides.environments import resolve_python
 
         python = resolve_python(args.python)
     benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True,

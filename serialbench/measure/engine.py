@@ -1,6 +1,6 @@
 """The session engine: rounds of fresh worker processes timing every benchmark in lanes, for every command.
 
-A lane is a worker process and a slot in it. A round starts one process per side (measure/worker.py),
+A lane is a worker process and a slot in it. A round starts one process per side (inside/worker.py),
 all alive at once and pinned to one CPU, each with a randomised heap so that process layout is sampled
 as noise over the rounds, not frozen into a bias; they time every running benchmark, in an order
 shuffled for the round, and exit. Start-up (imports, numpy, a case's libraries) is paid once a side a
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from serialbench.measure import plan as plan_rule
 from serialbench.measure.lanes import CaseError, lanes_of, time_benchmark
 from serialbench.measure.process import Process, WorkerFailed
-from serialbench.measure.session import RoundDone, Session, Settings
-from serialbench.measure.sides import Side
+from serialbench.measure.session import RoundDone, Session, Settings, serves
+from serialbench.sides.sides import Side
 
 
 def run_session(sides: Sequence[Side], names: Sequence[str], settings: Settings,
@@ -108,8 +108,7 @@ def rounds_left(session: Session, running: Sequence[str], settings: Settings, lo
 def still_running(running: list[str], settled: set[str], floors: Mapping[str, str | None]) -> list[str]:
     """The benchmarks that go on: those not settled, and the floors that one of them still needs."""
     going = [name for name in running if name not in settled]
-    needed = {floors.get(name) for name in going}
-    return [name for name in running if name in going or name in needed]
+    return [name for name in running if name in going or serves(name, going, floors)]
 
 
 def rounds_at_once(cpus: int, until_look: int) -> int:

@@ -16,8 +16,8 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from serialbench.inside import timeloop
 from serialbench.measure import plan as plan_rule
-from serialbench.measure import timeloop
 from serialbench.measure.process import Process
 from serialbench.measure.session import FLOOR_RATIO, Run, Session, Settings
 

@@ -24,7 +24,7 @@ from serialbench.views.columns import records
 from serialbench.views.verdict_table import compare_columns, lines, verdict_columns
 
 if TYPE_CHECKING:
-    from serialbench.measure.commits import Commit
+    from serialbench.sides.commits import Commit
 
 SWEEP_FORMAT = 1
 
