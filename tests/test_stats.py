@@ -575,3 +575,23 @@ def test_a_selection_of_one_benchmark_has_no_selection_row():
     two = judge.Judge(["a", "b"], LOOKS)
     two.look({n: 0.01 * rng.standard_normal(8) for n in ("a", "b")}, 0, True)
     assert two.selection_row() is not None
+
+
+def test_benjamini_hochberg_flags_what_scipy_s_false_discovery_control_flags_off_bh_s_line():
+    """The same flags and counts as scipy's adjusted p-values at or under q, on random tables and on
+    tables of discrete p-values (the exact tests' kind); only a p exactly on the line q j / m may part."""
+    from scipy.stats import false_discovery_control
+
+    rng = np.random.default_rng(53)
+    for trial in range(3000):
+        m, q = int(rng.integers(1, 60)), float(rng.choice([0.05, 0.025, 0.0125, 0.01]))
+        p = rng.random(m) ** 3 if trial % 2 else np.round(rng.random(m) ** 3, 3)
+        rejected, count = stats.benjamini_hochberg(p, q)
+        on_line = np.isclose(np.sort(p)[:, None], q * np.arange(1, m + 1) / m, rtol=1e-12, atol=0).any()
+        if not on_line:
+            expected = false_discovery_control(p) <= q
+            assert (rejected == expected).all() and count == expected.sum()
+    tables = rng.random((200, 40)) ** 4
+    rejected, count = stats.benjamini_hochberg(tables, 0.05)
+    assert (rejected == (false_discovery_control(tables, axis=-1) <= 0.05)).all()
+    assert (count == rejected.sum(axis=-1)).all()

@@ -8,7 +8,7 @@ flags any benchmark that two ways time apart by more than the tolerance (below):
 - run: `python -m serialbench --rounds N` (a fresh worker a round, each benchmark's values alternated
   with its memcpy floor's);
 - compare: an A/A `compare` session of this serialbench (a lane per side, both sides alive, values
-  of 2 ms in alternation), the first side's values;
+  of 1 ms in alternation), the first side's values;
 - plain: a fresh process per benchmark, `prepare`, the warm-up, then a loop (measure/plain_loop.py).
 The default panel is every implementation at float32 100K and 1M, where copies are large enough
 for the process's memory state to matter, and the benchmarks where the harnesses once disagreed.

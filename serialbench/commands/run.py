@@ -104,7 +104,7 @@ def arguments(cli: Parser) -> None:
     cli.add_argument("--inherit-environ", help=argparse.SUPPRESS)  # workers inherit the whole environment
 
 
-def settings_from(args) -> Settings:
+def run_settings_from(args) -> Settings:
     """The rule's Settings (the precision asked for among them), from the presets and the options given."""
     if args.fast and args.rigorous:
         raise UsageError("--fast and --rigorous are two presets of the rule; give one")
@@ -162,7 +162,7 @@ def output_path(args, commit: str, dirty: bool, installed: Sequence[str]) -> str
 
 
 def run(args, out: Output) -> int:
-    settings = settings_from(args)
+    settings = run_settings_from(args)
     say = (lambda line: None) if args.quiet else out.print  # the run's progress lines are its answer, on stdout
     warn = out.say
 

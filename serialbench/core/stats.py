@@ -47,6 +47,7 @@ ALPHA = 0.05  # any false flag in a table (A/A: in at most 5% of sessions); fals
 MIN_EFFECT = 0.02  # a change smaller than this is never "slower" or "faster"
 SURE_FRACTION = 0.5  # a flag needs the interval wholly beyond this fraction of the minimum effect
 POWER = 0.8  # "detectable": the change flagged this often
+Z95 = float(ndtri(0.975))  # the normal quantile of a two-sided 95% interval
 SPOILED = math.log(2)  # a round more than 2x from the tested change is a spoiled process, not noise
 FASTER, SLOWER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS = "faster", "slower", "no change", "too noisy to tell", "two speeds"
 AT_THRESHOLD = "at the threshold"
@@ -425,7 +426,11 @@ def unpaired_evidence(base: Sequence[float], head: Sequence[float], min_effect: 
 # --- error control ---------------------------------------------------------------------------------
 
 def benjamini_hochberg(p_values, q: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
-    """Benjamini-Hochberg along the last axis (one table per row): (rejected, how many rejected)."""
+    """Benjamini-Hochberg along the last axis (one table per row): (rejected, how many rejected).
+
+    scipy's `false_discovery_control(p) <= q` flags the same p-values but one exactly on BH's line
+    (p == q j / m), where its m p / j can round above q (tests/test_stats.py): the rule as BH wrote it,
+    p_(j) <= q j / m, is kept."""
     p = np.asarray(p_values, dtype=float)
     m = p.shape[-1]
     ordered = np.sort(p, axis=-1)
@@ -521,7 +526,7 @@ def detectable_change(half_width, half_width95, rounds, min_effect: float, power
     itself, which is estimated from the same rounds (relative standard deviation 1 / sqrt(2 (n - 1)));
     without the latter, 16 rounds in a table of 80 were flagged 73% of the time at the change claimed."""
     theta = threshold(min_effect)
-    se = np.asarray(half_width95) / 1.959964
+    se = np.asarray(half_width95) / Z95
     half_width = np.asarray(half_width)
     margin = float(ndtri(power)) * np.sqrt(se ** 2 + half_width ** 2 / (2 * np.maximum(np.asarray(rounds) - 1, 1)))
     return np.expm1(np.maximum(SURE_FRACTION * theta + half_width + margin, theta + float(ndtri(power)) * se))
