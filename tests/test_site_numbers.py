@@ -3,7 +3,6 @@ run in the real browser (tests/browser.py), give core/formatting.py's text on th
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import re
@@ -57,7 +56,7 @@ def chromium():
 def test_the_site_formats_a_number_as_the_terminal_does(chromium, name):
     given = values()[name]
     script = "\n".join(js_function(f) for f in ("three", "significant3", name))
-    shown = chromium.execute_script(f"{script}\nreturn arguments[0].map(v => {name}(v));", json.loads(json.dumps(given)))
+    shown = chromium.execute_script(f"{script}\nreturn arguments[0].map(v => {name}(v));", given)
     expected = [PAIRS[name](value) for value in given]
     differ = [(value, js, py) for value, js, py in zip(given, shown, expected) if js != py]
     assert not differ, f"{name} and {PAIRS[name].__name__} part on {len(differ)} of {len(given)}: {differ[:5]}"
