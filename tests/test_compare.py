@@ -11,10 +11,10 @@ import sys
 import pyperf
 import pytest
 
-from serialbench.core import stats
 from serialbench.sides import overlays
 from serialbench.sides.worktrees import checkout
 from serialbench.verdicts import paired as comparison
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.file_changes import compare_files
 from tests.helpers import PROJECT_ROOT, assert_one_line_usage_error, run_serialbench, written_results
 from tests.toys import broken_wheel
@@ -264,7 +264,7 @@ def test_an_interpreter_without_numpy_is_refused_before_any_timing(tmp_path):
 # --- the tables, as exact text from hand-built data -----------------------------------------------
 
 def verdict(change, low, high, word, rounds=16, detectable=0.031):
-    return stats.Verdict(change=change, low=low, high=high, level=0.95, detectable=detectable, word=word,
+    return vocabulary.Verdict(change=change, low=low, high=high, level=0.95, detectable=detectable, word=word,
                          rounds=rounds, p_value=0.5)
 
 

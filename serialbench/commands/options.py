@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from serialbench.core.errors import UsageError
 from serialbench.core.parsing import parse_percent
+from serialbench.verdicts import vocabulary
 
 PAYLOAD_HELP = ("your own request (repeatable): NAME:DTYPE[D,...] tensors separated by commas, e.g. "
                 "input_ids:int64[32,512],attention_mask:int64[32,512] (deterministic values), a .npz or .npy "
@@ -104,7 +105,7 @@ def add_min_effect(cli) -> None:
 
     cli.add_argument("--min-effect", metavar="PCT",
                      help=f"the smallest change that counts (default {stats.MIN_EFFECT * 100:g}%%): "
-                          + stats.MIN_EFFECT_HELP)
+                          + vocabulary.MIN_EFFECT_HELP)
 
 
 def min_effect(args, default: float | None = None) -> float:

@@ -49,13 +49,6 @@ SURE_FRACTION = 0.5  # a flag needs the interval wholly beyond this fraction of 
 POWER = 0.8  # "detectable": the change flagged this often
 Z95 = float(ndtri(0.975))  # the normal quantile of a two-sided 95% interval
 SPOILED = math.log(2)  # a round more than 2x from the tested change is a spoiled process, not noise
-FASTER, SLOWER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS = "faster", "slower", "no change", "too noisy to tell", "two speeds"
-AT_THRESHOLD = "at the threshold"
-WORDS = (SLOWER, FASTER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS, AT_THRESHOLD)  # a word's index is its code (judge.py)
-ORDER = (SLOWER, FASTER, NO_CHANGE, AT_THRESHOLD, TOO_NOISY, TWO_SPEEDS)  # as the legend and the counts list them
-MIN_EFFECT_HELP = ("a change smaller than this is never 'slower' or 'faster': a flag needs the estimate to reach "
-                   "it and the whole interval to clear half of it, so that a change of half of it or less is "
-                   "flagged in at most 5%% of tables; 'no change' means the interval lies within plus or minus it")
 # Two speeds: cluster medians at least TWO_SPEED_GAP apart (and at most SPOILED: beyond that the slow ones
 # are spoiled processes, for the set-aside), each cluster at least this share of the rounds, their means
 # at least TWO_SPEED_SEPARATION within-cluster standard deviations apart.
@@ -486,28 +479,6 @@ def is_equivalent(p_equivalent, estimate, share: float, min_effect: float, alpha
 
 
 # --- the row's verdict -----------------------------------------------------------------------------
-
-@dataclass(frozen=True, kw_only=True)
-class Verdict:
-    """HEAD against BASE. Changes are fractions: +0.05 means HEAD takes 5% longer. Built by keyword
-    only: a field added here is one keyword where a verdict is made, and one column where it is shown
-    (views/verdict_table.py).
-
-    [low, high] is the interval at `level`, the confidence the verdict used, so that the legend's rule
-    explains the word from the row alone. p_value: the p behind the word (slower/faster/too noisy: the
-    sequential p of the change test, before the correction across rows, to compare with the level;
-    no change: TOST's p over its look's share)."""
-
-    change: float
-    low: float
-    high: float
-    level: float
-    detectable: float | None  # the change flagged 4 times in 5 alone in the table; None: none could be
-    word: str
-    rounds: int  # the rounds of the look whose evidence the row shows
-    p_value: float
-    modes: tuple | None = None  # two speeds: (BASE's Modes or None, HEAD's Modes or None)
-
 
 def fraction(log_change: float) -> float:
     if math.isnan(log_change):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from serialbench.core import stats
 from serialbench.results.files import Result, ResultFile, load
 from serialbench.verdicts import paired as paired_rows
+from serialbench.verdicts import vocabulary
 
 
 @dataclass
@@ -24,13 +25,13 @@ class Change:
     base: Result
     new: Result
     ratio: float | None  # median NEW / median BASE
-    verdict: str  # a word of stats.WORDS; "not timed" when a side has no values
+    verdict: str  # a word of vocabulary.WORDS; "not timed" when a side has no values
     change: float | None = None  # the engine's estimate, NEW/BASE - 1
-    judged: stats.Verdict | None = None  # the whole verdict (interval, level, detectable); None: not timed
+    judged: vocabulary.Verdict | None = None  # the whole verdict (interval, level, detectable); None: not timed
 
 
 def changes_between(base: ResultFile, new: ResultFile, min_effect: float | None = None,
-                    names: Sequence[str] | None = None) -> tuple[list[Change], bool, stats.Verdict | None]:
+                    names: Sequence[str] | None = None) -> tuple[list[Change], bool, vocabulary.Verdict | None]:
     """Changes for the benchmarks present in both files, in NEW's order, judged as `compare` judges:
     paired round by round when both files come from one compare session (its looks replayed as the
     files record them), unpaired otherwise; and the verdict of the whole selection. min_effect: None
@@ -101,7 +102,7 @@ def is_one_session(base: ResultFile, new: ResultFile) -> bool:
 
 
 def compare_files(base_path: str, head_path: str, min_effect: float | None = None
-                  ) -> tuple[list, stats.Verdict | None, bool, float]:
+                  ) -> tuple[list, vocabulary.Verdict | None, bool, float]:
     """The rows of two result files, their selection row, whether they were paired (both from one compare
     session, whose looks and minimum effect they replay) and the minimum effect judged with."""
     files = [load(path, with_memory=False) for path in (base_path, head_path)]

@@ -19,6 +19,7 @@ import pyperf
 from serialbench.core import stats
 from serialbench.measure.session import LOOKS, Run, Session
 from serialbench.results.session_files import runs_of
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.judge import Judge, judge_paired, judge_unpaired
 
 K = TypeVar("K")  # what a look's pairs are keyed by: a name, or (name, pair of sides) for a sweep
@@ -31,7 +32,7 @@ class Compared:
     name: str
     base: float | None  # seconds per op: median over rounds (or runs) of each one's median value
     head: float | None
-    verdict: stats.Verdict
+    verdict: vocabulary.Verdict
 
 
 class PairedComparison:
@@ -57,7 +58,7 @@ class PairedComparison:
                     median_of_medians(session.runs[self.head][row.name]), row.verdict)
                 for row in self.judge.rows() if row.name not in session.failed]
 
-    def selection(self) -> stats.Verdict | None:
+    def selection(self) -> vocabulary.Verdict | None:
         """The typical change over the whole selection (judge.selection)."""
         return self.judge.selection_row()
 
@@ -99,7 +100,7 @@ def median_of_medians(runs: Sequence[Run]) -> float | None:
 def compare_benchmarks(base: dict[str, pyperf.Benchmark], head: dict[str, pyperf.Benchmark], paired: bool,
                        min_effect: float = stats.MIN_EFFECT, final_at: int | None = None,
                        budget_at: dict[str, int] | None = None, looks: Sequence[int] | None = None
-                       ) -> tuple[list[Compared], stats.Verdict | None]:
+                       ) -> tuple[list[Compared], vocabulary.Verdict | None]:
     """Rows of the benchmarks in both, and the selection row: paired by round (the files of one compare
     session, its looks replayed: `looks` as the session took them, LOOKS by default; `final_at`: the
     rounds of a look that was final because time ran out; `budget_at`: name -> the rounds of the look
@@ -120,10 +121,10 @@ def compare_benchmarks(base: dict[str, pyperf.Benchmark], head: dict[str, pyperf
             for row in verdict_rows], selection
 
 
-def failing(rows: Sequence[Compared], fail_on: str | None, selection: stats.Verdict | None = None) -> list[str]:
+def failing(rows: Sequence[Compared], fail_on: str | None, selection: vocabulary.Verdict | None = None) -> list[str]:
     """What fails a --fail-on gate ('slower', or 'changed': slower or faster): the names of the rows, and
     'selection' when the whole selection's verdict does."""
-    words = {"slower": {stats.SLOWER}, "changed": {stats.SLOWER, stats.FASTER}}.get(fail_on or "", set())
+    words = {"slower": {vocabulary.SLOWER}, "changed": {vocabulary.SLOWER, vocabulary.FASTER}}.get(fail_on or "", set())
     names = [row.name for row in rows if row.verdict.word in words]
     if selection is not None and selection.word in words:
         names.append("selection")

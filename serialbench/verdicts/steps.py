@@ -13,9 +13,9 @@ import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
-from serialbench.core import stats
 from serialbench.core.errors import UsageError
 from serialbench.measure.session import Session
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.judge import Judge, selection_verdict
 from serialbench.verdicts.paired import at_common_rounds, median_of_medians
 
@@ -37,7 +37,7 @@ class Step:
 
     @property
     def changed(self) -> bool:
-        return self.verdict in (stats.SLOWER, stats.FASTER)
+        return self.verdict in (vocabulary.SLOWER, vocabulary.FASTER)
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ class StepJudges:
         return out
 
 
-def _step(before: str, after: str, verdict: stats.Verdict) -> Step:
+def _step(before: str, after: str, verdict: vocabulary.Verdict) -> Step:
     return Step(before, after, verdict.change, verdict.low, verdict.high, verdict.word, verdict.rounds,
                 math.inf if verdict.detectable is None else verdict.detectable)
 

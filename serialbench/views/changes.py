@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from serialbench.catalog.inputs import tier_order
-from serialbench.core import stats
 from serialbench.core.formatting import format_change, format_time
 from serialbench.results.files import Result
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.file_changes import Change
 from serialbench.views.grid import Cell, Table, groups, rows
 from serialbench.views.verdict_table import change_cell, legend
@@ -44,15 +44,15 @@ def _change_cell(change: Change) -> Cell:
 def describe_change(change: Change) -> str:
     if change.ratio is None or change.change is None:
         return "not timed"
-    if change.verdict == stats.SLOWER:
+    if change.verdict == vocabulary.SLOWER:
         return f"{1 + change.change:.2f}x slower"
-    if change.verdict == stats.FASTER:
+    if change.verdict == vocabulary.FASTER:
         return f"{1 / (1 + change.change):.2f}x faster"
     return f"{change.verdict} {format_change(change.change)}"
 
 
 def change_notes(changes: list[Change], selected: list[Result], base_selected: list[Result],
-                 selection: stats.Verdict | None = None) -> list[str]:
+                 selection: vocabulary.Verdict | None = None) -> list[str]:
     notes = []
     for verdict in ("slower", "faster"):
         flagged = sorted((c for c in changes if c.verdict == verdict), key=lambda c: c.ratio,
@@ -61,12 +61,12 @@ def change_notes(changes: list[Change], selected: list[Result], base_selected: l
             notes.append(f"{verdict} in NEW ({len(flagged)}): " + ", ".join(
                 f"{c.name} {describe_change(c).split()[0]}" for c in flagged))
     counts = {word: sum(1 for c in changes if c.verdict == word)
-              for word in (stats.NO_CHANGE, stats.AT_THRESHOLD, stats.TOO_NOISY, stats.TWO_SPEEDS)}
+              for word in (vocabulary.NO_CHANGE, vocabulary.AT_THRESHOLD, vocabulary.TOO_NOISY, vocabulary.TWO_SPEEDS)}
     untimed = sum(1 for c in changes if c.verdict == "not timed")
-    notes.append(f"of {len(changes)} benchmarks: {counts[stats.NO_CHANGE]} no change, "
-                 + (f"{counts[stats.AT_THRESHOLD]} at the threshold, " if counts[stats.AT_THRESHOLD] else "")
-                 + f"{counts[stats.TOO_NOISY]} too noisy to tell"
-                 + (f", {counts[stats.TWO_SPEEDS]} two speeds" if counts[stats.TWO_SPEEDS] else "")
+    notes.append(f"of {len(changes)} benchmarks: {counts[vocabulary.NO_CHANGE]} no change, "
+                 + (f"{counts[vocabulary.AT_THRESHOLD]} at the threshold, " if counts[vocabulary.AT_THRESHOLD] else "")
+                 + f"{counts[vocabulary.TOO_NOISY]} too noisy to tell"
+                 + (f", {counts[vocabulary.TWO_SPEEDS]} two speeds" if counts[vocabulary.TWO_SPEEDS] else "")
                  + (f", {untimed} not timed" if untimed else ""))
     if selection is not None:
         change, level = change_cell(selection)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from serialbench.core import stats
 from serialbench.results.files import Result, ResultFile
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.costmodel import fits
 from serialbench.verdicts.file_changes import Change
 from serialbench.verdicts.paired import Compared
@@ -55,7 +55,7 @@ def one_file_json(results: ResultFile, selected: Sequence[Result], notes: Sequen
 
 
 def two_files_json(base: ResultFile, new: ResultFile, changes: Sequence[Change], paired: bool, min_effect: float,
-                   selection: stats.Verdict | None, notes: Sequence[str]) -> str:
+                   selection: vocabulary.Verdict | None, notes: Sequence[str]) -> str:
     rows = [Compared(c.name, c.base.median, c.new.median, c.judged) for c in changes if c.judged is not None]
     data = json.loads(compare_json(rows, base.path, new.path, min_effect, selection=selection, paired=paired,
                                    failed={c.name: "not timed" for c in changes if c.judged is None}))
