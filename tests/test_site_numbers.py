@@ -43,11 +43,7 @@ def values() -> dict[str, list[float]]:
 
 @pytest.fixture(scope="module")
 def chromium():
-    why = browser.missing()
-    if why:
-        pytest.skip(why)
-    with browser.chromium() as driver:
-        driver.get("about:blank")
+    with browser.chromium_or_skip() as driver:
         yield driver
 
 
