@@ -512,7 +512,7 @@ def test_a_relative_interpreter_path_is_made_absolute(monkeypatch, tmp_path):
     import os
     from pathlib import Path
 
-    from serialbench.sides.environments import resolve_python
+    from serialbench.sides.building import resolve_python
 
     monkeypatch.chdir(Path(sys.executable).parent)
     found = resolve_python(os.path.join(".", Path(sys.executable).name))

@@ -39,9 +39,9 @@ from serialbench.commands.options import (
 from serialbench.core.errors import UsageError
 from serialbench.measure.engine import run_session
 from serialbench.sides import commits, releases
+from serialbench.sides.building import sides_with_overlays
 from serialbench.sides.checks import check_sides, few, short_cause
 from serialbench.sides.commits import Commit
-from serialbench.sides.environments import sides_with_overlays
 from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import work_tree
 from serialbench.verdicts import vocabulary

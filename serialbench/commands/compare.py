@@ -32,8 +32,8 @@ from serialbench.commands.options import (
 )
 from serialbench.core.errors import UsageError
 from serialbench.sides import commits, overlays
+from serialbench.sides.building import check_commits, with_environment
 from serialbench.sides.checks import check_sides, common_benchmarks
-from serialbench.sides.environments import check_commits, with_environment
 from serialbench.sides.selection import check_selection
 from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import checkout, work_tree

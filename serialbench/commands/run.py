@@ -173,7 +173,7 @@ def run(args, out: Output) -> int:
         installed = overlay_here(args.with_specs, warn)  # the workers find it on PYTHONPATH
     python = sys.executable
     if args.python:
-        from serialbench.sides.environments import resolve_python
+        from serialbench.sides.building import resolve_python
 
         python = resolve_python(args.python)
     benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True,

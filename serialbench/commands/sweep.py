@@ -38,8 +38,8 @@ from serialbench.results import kinds
 from serialbench.results.paths import safe_stem
 from serialbench.results.session_files import machine_metadata, write_session_files
 from serialbench.sides import commits, overlays, releases
+from serialbench.sides.building import check_commits, sides_with_overlays, with_environment
 from serialbench.sides.checks import check_sides
-from serialbench.sides.environments import check_commits, sides_with_overlays, with_environment
 from serialbench.sides.selection import check_selection
 from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import cases_repository, checkout, work_tree

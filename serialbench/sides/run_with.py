@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from serialbench.sides import commits, overlays
-from serialbench.sides.environments import installable
+from serialbench.sides.building import installable
 from serialbench.sides.sides import Side
 
 ACTIVE_OVERLAY = "SERIALBENCH_OVERLAY"  # set in a command re-run with --with: its overlay is in place

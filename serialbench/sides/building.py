@@ -1,5 +1,5 @@
-"""A side's environment: its interpreter and the overlay of libraries its specs install (a commit
-as the wheel built from it), said before any timing; for sweep and bisect, one overlay per side."""
+"""Building a side's environment: its interpreter and the overlay of libraries its specs install (a
+commit as the wheel built from it), said before any timing; for sweep and bisect, one overlay per side."""
 
 from __future__ import annotations
 
