@@ -6,8 +6,8 @@ a warm-up, values of `loops` iterations of `inner` calls on the calling thread's
 thread's CPU clock leaves out the time a shared machine's other tenants hold the core, and other
 threads (numpy's OpenBLAS thread spinning after import); an op that hands work to other threads
 would be under-counted, and no serializer here does.
-It imports nothing from serialbench, because the worker loads this file by path beside another
-revision's serialbench (both sides of a comparison must run the same loop).
+It imports nothing from serialbench, because it runs in a side's process beside another revision's
+serialbench (inside/start.py; both sides of a comparison must run the same loop).
 """
 
 from __future__ import annotations

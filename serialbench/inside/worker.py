@@ -1,9 +1,9 @@
 """The timing worker: one long-lived process per side per round, timing values when told to.
 
-Started by measure/process.py as `PYTHON -P worker.py CONFIG` with the side's own serialbench first
-on PYTHONPATH (its revision, behind its library overlay), so that the cases, `prepare` and the
-libraries are the side's, while this file and the timed loop (timeloop.py, loaded by path from beside
-it) are the timing serialbench's: every side runs the same loop. It reaches the side's catalog only
+Started by measure/process.py in a side's process (inside/start.py) with the side's own serialbench
+first on PYTHONPATH (its revision, behind its library overlay), so that the cases, `prepare` and the
+libraries are the side's, while this file and the timed loop (timeloop.py, beside it) are the timing
+serialbench's: every side runs the same loop. It reaches the side's catalog only
 through its worker API (side_api.py). The coordinator (measure/engine.py) sends one JSON request a
 line on stdin and reads one JSON reply a line on stdout.
 
