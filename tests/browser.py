@@ -57,6 +57,19 @@ def chromium(width: int = 1280, height: int = 900):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def chromium_or_skip():
+    """A browser at about:blank for a module's tests, or the tests skipped with what is missing."""
+    import pytest
+
+    why = missing()
+    if why:
+        pytest.skip(why)
+    with chromium() as driver:
+        driver.get("about:blank")
+        yield driver
+
+
 def requests(driver) -> list[str]:
     """Every URL the browser asked for since the last call (the performance log's requests)."""
     urls = []

@@ -5,6 +5,7 @@ them (`python -m tests.hand_built` writes them again)."""
 import pyperf
 
 from serialbench.catalog.case import DIRECTIONS
+from serialbench.verdicts.vocabulary import FASTER, NO_CHANGE, SLOWER
 
 
 def benchmark(name, runs, direction="encode", input_bytes=4000, payload_bytes=4100, rounds=False):
@@ -123,7 +124,6 @@ def session_file(side: str, version: str, sided: bool = True) -> list:
 
 def sweep_parts():
     """A sweep of tritonclient's releases in two parts (--shard 1/2 and 2/2): a step at 2.46.0."""
-    from serialbench.core import stats
     from serialbench.verdicts.steps import Step, Sweep, SweepRow
 
     def step(before, after, change, word, rounds=16):
@@ -133,13 +133,13 @@ def sweep_parts():
     machine = {"host": "ci", "cpu": "AMD EPYC 7B13", "cpus": 2, "python": "3.11.7"}
     name = "triton-binary/tritonclient/int32x3/1M"
     first = SweepRow(name, ("2.44.0", "2.45.0"), (3.78e-3, 3.77e-3),
-                     (step("2.44.0", "2.45.0", -0.002, stats.NO_CHANGE),),
-                     (step("2.44.0", "2.45.0", -0.002, stats.NO_CHANGE),))
+                     (step("2.44.0", "2.45.0", -0.002, NO_CHANGE),),
+                     (step("2.44.0", "2.45.0", -0.002, NO_CHANGE),))
     second = SweepRow(name, ("2.44.0", "2.45.0", "2.46.0", "2.47.0"), (3.79e-3, 3.78e-3, 2.04e-3, 2.05e-3),
-                      (step("2.44.0", "2.45.0", -0.003, stats.NO_CHANGE),
-                       step("2.45.0", "2.46.0", -0.46, stats.FASTER), step("2.46.0", "2.47.0", 0.004, stats.NO_CHANGE)),
-                      (step("2.44.0", "2.45.0", -0.003, stats.NO_CHANGE),
-                       step("2.44.0", "2.46.0", -0.461, stats.FASTER), step("2.44.0", "2.47.0", -0.458, stats.FASTER)))
+                      (step("2.44.0", "2.45.0", -0.003, NO_CHANGE),
+                       step("2.45.0", "2.46.0", -0.46, FASTER), step("2.46.0", "2.47.0", 0.004, NO_CHANGE)),
+                      (step("2.44.0", "2.45.0", -0.003, NO_CHANGE),
+                       step("2.44.0", "2.46.0", -0.461, FASTER), step("2.44.0", "2.47.0", -0.458, FASTER)))
     sides = ["2.44.0", "2.45.0", "2.46.0", "2.47.0"]
     return [Sweep(["2.44.0", "2.45.0"], [first], 0.02, {s: machine for s in sides[:2]}, releases,
                   ["2.44.0", "2.45.0"], (1, 2)),
@@ -149,15 +149,14 @@ def sweep_parts():
 
 def bisection() -> str:
     """bisect --json of tritonclient 2.40.0 to 2.50.0 on one benchmark: three sessions, the step at 2.46.0."""
-    from serialbench.core import stats
     from serialbench.verdicts.bisection import Result
     from serialbench.verdicts.steps import Step
     from serialbench.views.verdict_json import bisect_json
 
-    def step(before, after, change, word=stats.FASTER, rounds=8):
+    def step(before, after, change, word=FASTER, rounds=8):
         return Step(before, after, change, change - 0.05, change + 0.05, word, rounds)
 
-    same = stats.NO_CHANGE
+    same = NO_CHANGE
     sessions = [{"sides": ["2.40.0", "2.44.0", "2.50.0"], "rounds": 16, "minutes": 0.4,
                  "steps": [step("2.40.0", "2.44.0", -0.005, same, 16), step("2.44.0", "2.50.0", -0.553),
                            step("2.40.0", "2.50.0", -0.553)]},
@@ -188,19 +187,18 @@ def sweep_of_commits() -> str:
     12345678 (+20%)."""
     import json
 
-    from serialbench.core import stats
     from serialbench.verdicts.steps import Step, Sweep, SweepRow
     from serialbench.views.verdict_json import sweep_json
 
-    def step(before, after, change, word=stats.NO_CHANGE):
+    def step(before, after, change, word=NO_CHANGE):
         return Step(before, after, change, change - 0.02, change + 0.02, word, 16, 0.03)
 
     sides = ["9f9bdae3", "a1b2c3d4", "12345678", "c0ffee42"]
     row = SweepRow("msgpack/packb/float32/1M", tuple(sides), (1.0e-3, 1.0e-3, 1.2e-3, 1.2e-3),
-                   (step("9f9bdae3", "a1b2c3d4", 0.001), step("a1b2c3d4", "12345678", 0.2, stats.SLOWER),
+                   (step("9f9bdae3", "a1b2c3d4", 0.001), step("a1b2c3d4", "12345678", 0.2, SLOWER),
                     step("12345678", "c0ffee42", -0.001)),
-                   (step("9f9bdae3", "a1b2c3d4", 0.001), step("9f9bdae3", "12345678", 0.201, stats.SLOWER),
-                    step("9f9bdae3", "c0ffee42", 0.2, stats.SLOWER)))
+                   (step("9f9bdae3", "a1b2c3d4", 0.001), step("9f9bdae3", "12345678", 0.201, SLOWER),
+                    step("9f9bdae3", "c0ffee42", 0.2, SLOWER)))
     machine = {"host": "ci", "cpu": "AMD EPYC 7B13", "cpus": 2, "python": "3.11.7"}
     data = json.loads(sweep_json(Sweep(sides, [row], 0.02, {side: machine for side in sides}, sides, sides,
                                        left_out={"5eb57e14": NO_GCC})))
@@ -219,15 +217,14 @@ def bisection_of_commits() -> str:
     5eb57e14 between them skipped (it does not build)."""
     import json
 
-    from serialbench.core import stats
     from serialbench.verdicts.bisection import Result
     from serialbench.verdicts.steps import Step
     from serialbench.views.verdict_json import bisect_json
 
-    def step(before, after, change, word=stats.SLOWER):
+    def step(before, after, change, word=SLOWER):
         return Step(before, after, change, change - 0.02, change + 0.02, word, 16)
 
-    same = stats.NO_CHANGE
+    same = NO_CHANGE
     sessions = [{"sides": ["e1a2b3c4", "12345678", "badc0ffe"], "rounds": 16, "minutes": 0.4,
                  "steps": [step("e1a2b3c4", "12345678", 0.002, same), step("12345678", "badc0ffe", 0.2),
                            step("e1a2b3c4", "badc0ffe", 0.2)]},

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from serialbench.commands import bisect
-from serialbench.core import stats
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.bisection import Bracket, Result
 from serialbench.verdicts.steps import Step
 from serialbench.views.bisect_steps import answer_lines
@@ -62,9 +62,9 @@ def modelled(costs, noisy=(), direction="changed", max_sessions=None, threshold=
 
     def judge(before, after):
         change = costs[after] / costs[before] - 1
-        word = (stats.TOO_NOISY if {before, after} & set(noisy) else
-                stats.AT_THRESHOLD if (before, after) in threshold else
-                stats.SLOWER if change > 0.1 else stats.FASTER if change < -0.1 else stats.NO_CHANGE)
+        word = (vocabulary.TOO_NOISY if {before, after} & set(noisy) else
+                vocabulary.AT_THRESHOLD if (before, after) in threshold else
+                vocabulary.SLOWER if change > 0.1 else vocabulary.FASTER if change < -0.1 else vocabulary.NO_CHANGE)
         return Step(before, after, change, change - 0.01, change + 0.01, word, 8, 0.05)
 
     def session(chosen):
@@ -140,7 +140,7 @@ def test_a_budget_stops_the_search_and_names_what_it_left():
     assert any(line.startswith("unsearched: ") and line.endswith(": --max-sessions 2 ran out") for line in text)
 
 
-@pytest.mark.parametrize("word, sessions", [(stats.AT_THRESHOLD, 1), (stats.TOO_NOISY, 3)])
+@pytest.mark.parametrize("word, sessions", [(vocabulary.AT_THRESHOLD, 1), (vocabulary.TOO_NOISY, 3)])
 def test_a_step_at_the_threshold_is_measured_and_not_taken_again_but_a_noisy_one_is(monkeypatch, word, sessions):
     steps = (Step("1", "2", 0.02, 0.017, 0.023, word, 64),)
     monkeypatch.setattr(bisect, "run_session",
@@ -173,15 +173,15 @@ def test_a_release_that_cannot_run_is_skipped():
 
 
 def test_the_answer_as_text_one_step_and_several():
-    one = Result([Step("2.0", "3.0", 0.5, 0.45, 0.55, stats.SLOWER, 8)],
-                 Step("1.0", "4.0", 0.49, 0.44, 0.54, stats.SLOWER, 8))
+    one = Result([Step("2.0", "3.0", 0.5, 0.45, 0.55, vocabulary.SLOWER, 8)],
+                 Step("1.0", "4.0", 0.49, 0.44, 0.54, vocabulary.SLOWER, 8))
     assert answer_lines("lib/toylib/float32/10K", one, "1.0", "4.0", "changed", "1 sessions in 0.2 min") == [
         "lib/toylib/float32/10K: changed at 3.0 (after 2.0): slower, +50.0% [+45.0%, +55.0%], 102% of the whole "
         "change; 1 sessions in 0.2 min"]
-    whole = Step("3.9.15", "3.11.0", 0.12, 0.11, 0.131, stats.SLOWER, 8)
-    steps = [Step("3.9.15", "3.10.0", 0.028, 0.024, 0.034, stats.SLOWER, 8),
-             Step("3.10.1", "3.10.2", 0.091, 0.08, 0.102, stats.SLOWER, 8),
-             Step("3.10.6", "3.10.7", 0.021, 0.018, 0.024, stats.AT_THRESHOLD, 64)]
+    whole = Step("3.9.15", "3.11.0", 0.12, 0.11, 0.131, vocabulary.SLOWER, 8)
+    steps = [Step("3.9.15", "3.10.0", 0.028, 0.024, 0.034, vocabulary.SLOWER, 8),
+             Step("3.10.1", "3.10.2", 0.091, 0.08, 0.102, vocabulary.SLOWER, 8),
+             Step("3.10.6", "3.10.7", 0.021, 0.018, 0.024, vocabulary.AT_THRESHOLD, 64)]
     several = Result(steps, whole, ["3.10.4 -> 3.10.5: ..."],
                      [(Bracket("3.10.9", "3.10.18", whole), "--max-time 5 min ran out")])
     check_golden("bisect.txt", "\n".join(answer_lines("tfserving-rest/orjson-numpy/int32x3/10K", several, "3.9.15",
@@ -189,13 +189,13 @@ def test_the_answer_as_text_one_step_and_several():
 
 
 def test_bisect_json_keys_as_exact_text():
-    steps = [Step("2.40.0", "2.45.0", 0.002, -0.004, 0.008, stats.NO_CHANGE, 16, 0.02),
-             Step("2.45.0", "2.50.0", -0.46, -0.47, -0.45, stats.FASTER, 16, 0.02),
-             Step("2.40.0", "2.50.0", -0.459, -0.47, -0.449, stats.FASTER, 16, 0.02)]
-    answer = Step("2.45.0", "2.46.0", -0.461, -0.472, -0.45, stats.FASTER, 16, 0.02)
+    steps = [Step("2.40.0", "2.45.0", 0.002, -0.004, 0.008, vocabulary.NO_CHANGE, 16, 0.02),
+             Step("2.45.0", "2.50.0", -0.46, -0.47, -0.45, vocabulary.FASTER, 16, 0.02),
+             Step("2.40.0", "2.50.0", -0.459, -0.47, -0.449, vocabulary.FASTER, 16, 0.02)]
+    answer = Step("2.45.0", "2.46.0", -0.461, -0.472, -0.45, vocabulary.FASTER, 16, 0.02)
     sessions = [{"sides": ["2.40.0", "2.45.0", "2.50.0"], "rounds": 16, "minutes": 1.2, "steps": steps},
                 {"sides": ["2.45.0", "2.46.0", "2.47.0", "2.50.0"], "rounds": 16, "minutes": 0.8, "steps": [answer]}]
-    left = Step("2.47.0", "2.50.0", 0.021, 0.018, 0.024, stats.AT_THRESHOLD, 16)
+    left = Step("2.47.0", "2.50.0", 0.021, 0.018, 0.024, vocabulary.AT_THRESHOLD, 16)
     result = Result([answer], steps[-1], unsearched=[(Bracket("2.47.0", "2.50.0", left), "--max-sessions 2 ran out")])
     check_golden("bisect.json", bisect_json("triton-binary/tritonclient/int32x3/1M", "2.40.0", "2.50.0", result,
                                             sessions))

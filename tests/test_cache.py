@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from serialbench.measure import overlays
+from serialbench.sides import overlays
 from tests.helpers import PROJECT_ROOT, assert_one_line_usage_error
 
 DAY = 86400

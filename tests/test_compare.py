@@ -11,10 +11,10 @@ import sys
 import pyperf
 import pytest
 
-from serialbench.core import stats
-from serialbench.measure import overlays
-from serialbench.measure.worktrees import checkout
+from serialbench.sides import overlays
+from serialbench.sides.worktrees import checkout
 from serialbench.verdicts import paired as comparison
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.file_changes import compare_files
 from tests.helpers import PROJECT_ROOT, assert_one_line_usage_error, run_serialbench, written_results
 from tests.toys import broken_wheel
@@ -264,7 +264,7 @@ def test_an_interpreter_without_numpy_is_refused_before_any_timing(tmp_path):
 # --- the tables, as exact text from hand-built data -----------------------------------------------
 
 def verdict(change, low, high, word, rounds=16, detectable=0.031):
-    return stats.Verdict(change=change, low=low, high=high, level=0.95, detectable=detectable, word=word,
+    return vocabulary.Verdict(change=change, low=low, high=high, level=0.95, detectable=detectable, word=word,
                          rounds=rounds, p_value=0.5)
 
 
@@ -408,8 +408,8 @@ def test_a_side_that_cannot_import_a_case_is_refused_before_timing_and_the_rest_
 
 
 def test_sides_are_named_by_the_versions_they_imported_and_local_builds_are_marked(tmp_path, monkeypatch):
-    from serialbench.measure.side_setup import Checked, name_sides
-    from serialbench.measure.sides import Side
+    from serialbench.sides.naming import name_sides
+    from serialbench.sides.sides import Checked, Side
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "msgpack-1.1.2").mkdir()
@@ -512,7 +512,7 @@ def test_a_relative_interpreter_path_is_made_absolute(monkeypatch, tmp_path):
     import os
     from pathlib import Path
 
-    from serialbench.measure.side_setup import resolve_python
+    from serialbench.sides.building import resolve_python
 
     monkeypatch.chdir(Path(sys.executable).parent)
     found = resolve_python(os.path.join(".", Path(sys.executable).name))
@@ -522,8 +522,8 @@ def test_a_relative_interpreter_path_is_made_absolute(monkeypatch, tmp_path):
 def test_sides_whose_names_would_widen_the_table_past_160_columns_are_named_above_it():
     from serialbench.views.verdict_table import format_table
 
-    verdict = stats.Verdict(change=-0.985, low=-0.986, high=-0.984, level=0.975, detectable=0.04, word=stats.FASTER,
-                            rounds=16, p_value=1e-4)
+    verdict = vocabulary.Verdict(change=-0.985, low=-0.986, high=-0.984, level=0.975, detectable=0.04,
+                                 word=vocabulary.FASTER, rounds=16, p_value=1e-4)
     rows = [comparison.Compared("triton-binary/decode-kserve/float32/1K", 305e-6, 4.65e-6, verdict)]
     short = format_table(rows, "BASE msgpack 1.0.8", "HEAD msgpack 1.1.2", 0.02).splitlines()
     assert short[0].startswith("benchmark") and "BASE msgpack 1.0.8" in short[0]

@@ -4,14 +4,14 @@ test_examples.py and benchstat's doc_test.go check theirs.
 - Every `python -m serialbench ...` line (in a code block or a code span) parses with the command's
   real parser; nothing is run. A synopsis (a line with `[-b GLOB]`-style brackets) names only options
   the command has.
-- Every repository path they cite exists (`docs/results/X.json.gz`, `serialbench/...`, `tests/...`), but
+- Every repository path they cite exists (`results/X.json.gz`, `serialbench/...`, `tests/...`), but
   the files their own example commands write (`-o`, `--json`, `--markdown`, `--plot`).
 - Every figure quoted by name matches the committed result file it names. A figure is quoted by
   name when an HTML comment naming its source follows it, invisible on the page:
-  90.4 us<!-- docs/results/REFERENCE.json.gz tfserving-rest/json/png/10K -->
-  14x<!-- docs/results/REFERENCE.json.gz tfserving-rest/json/png/10K / tfserving-grpc/direct/png/10K -->
-  117 us<!-- docs/results/REFERENCE.json.gz triton-binary/struct-pack/int32x3/100K - triton-binary/join/int32x3/100K -->
-  3.6x<!-- docs/results/REFERENCE.json.gz triton-binary/join/float32/1M multiple -->
+  90.4 us<!-- results/REFERENCE.json.gz tfserving-rest/json/png/10K -->
+  14x<!-- results/REFERENCE.json.gz tfserving-rest/json/png/10K / tfserving-grpc/direct/png/10K -->
+  117 us<!-- results/REFERENCE.json.gz triton-binary/struct-pack/int32x3/100K - triton-binary/join/int32x3/100K -->
+  3.6x<!-- results/REFERENCE.json.gz triton-binary/join/float32/1M multiple -->
   A time is the benchmark's median (as `report` gives it); `A / B` a ratio of medians; `A - B` a
   difference; `A multiple` the paired multiple of the floor that the run's summary shows. The
   figure matches when it is the file's value rounded to the digits written (an integer's trailing
@@ -164,8 +164,8 @@ def test_command_lines_are_read_as_a_shell_and_a_workflow_would():
 
 # --- paths -------------------------------------------------------------------------------------------
 
-# A repository path: results/ is not one (it is the user's folder of runs, and docs/'s own relative links).
-PATH = re.compile(r"(?<![\w./~:-])((?:serialbench|cases|tests|docs|tools|examples|\.ci)/[\w.@/-]*\w)")
+# A repository path (results/ holds the committed files; a markdown link is docs/'s own, relative).
+PATH = re.compile(r"(?<![\w./~:-])(?<!\]\()((?:serialbench|cases|tests|docs|tools|examples|results|\.ci)/[\w.@/-]*\w)")
 OUTPUT_OPTIONS = ("-o", "--output", "--json", "--markdown", "--plot", "--append")
 
 
@@ -198,16 +198,16 @@ def test_every_cited_path_exists(document):
 
 
 def test_a_pattern_and_an_example_output_are_not_cited_paths():
-    text = ("docs/results/sweep-...-<release>.json and docs/results/REFERENCE.json.gz, once abc1234:docs/x.json\n"
+    text = ("results/sweep-...-<release>.json and results/REFERENCE.json.gz, once abc1234:docs/x.json\n"
             "```sh\npython -m serialbench -b 'x/*' -o docs/mine.json\n"
             "python -m serialbench memory docs/mine.json\n```\n")
-    assert cited_paths(text) == {"docs/results/REFERENCE.json.gz"}
+    assert cited_paths(text) == {"results/REFERENCE.json.gz"}
 
 
 # --- figures quoted by name --------------------------------------------------------------------------
 
 QUOTE = re.compile(r"(?P<figure>\d[\d,]*(?:\.\d+)?) ?(?P<unit>ns|us|ms|s|x)\s*"
-                   r"<!-- (?P<file>docs/results/[\w.-]+\.json\.gz) (?P<what>[^>]+?) -->")
+                   r"<!-- (?P<file>results/[\w.-]+\.json\.gz) (?P<what>[^>]+?) -->")
 UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -272,7 +272,7 @@ QUOTES = [(relative(path), match) for path in DOCUMENTS for match in QUOTE.findi
 
 def test_the_documents_quote_figures_by_name():
     assert len(QUOTES) >= 20
-    assert "<!-- docs/results/" not in QUOTE.sub("", "\n".join(p.read_text() for p in DOCUMENTS)), \
+    assert "<!-- results/" not in QUOTE.sub("", "\n".join(p.read_text() for p in DOCUMENTS)), \
         "a quote comment that follows no figure: write the figure and its unit right before it"
 
 
@@ -287,11 +287,11 @@ def test_a_figure_is_checked_to_the_digits_written():
         return quote_error(QUOTE.search(text))
 
     name = "tfserving-rest/json/png/10K"  # 90.44 us in the reference run
-    assert check(f"90.4 us<!-- docs/results/REFERENCE.json.gz {name} -->") is None
-    assert check(f"90 us<!-- docs/results/REFERENCE.json.gz {name} -->") is None
-    assert check(f"90.5 us<!-- docs/results/REFERENCE.json.gz {name} -->") == \
+    assert check(f"90.4 us<!-- results/REFERENCE.json.gz {name} -->") is None
+    assert check(f"90 us<!-- results/REFERENCE.json.gz {name} -->") is None
+    assert check(f"90.5 us<!-- results/REFERENCE.json.gz {name} -->") == \
         "90.5 us quoted, the file gives 90.438 us"
-    assert check(f"696 us<!-- docs/results/REFERENCE.json.gz {name} -->") == \
+    assert check(f"696 us<!-- results/REFERENCE.json.gz {name} -->") == \
         "696 us quoted, the file gives 90.44 us"
 
 
@@ -463,6 +463,6 @@ def test_the_readme_quotes_the_answer_that_the_fast_run_s_file_gives():
 
     block = (PROJECT_ROOT / "README.md").read_text().split("<!-- fast-run-output -->")[1]
     quoted = block.split("The answer:", 1)[1].split("```")[0].rstrip("\n").splitlines()
-    results = load(PROJECT_ROOT / "docs" / "results" / "fast-triton-binary.json.gz")
+    results = load(PROJECT_ROOT / "results" / "fast-triton-binary.json.gz")
     answer = answer_lines(results.results, {r.name: timing(r.benchmark) for r in results.results})
     assert ["The answer:" + quoted[0], *quoted[1:]] == answer and len(answer) <= 15

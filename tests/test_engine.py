@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from serialbench.measure import engine, lanes, plan, timeloop
+from serialbench.inside import timeloop
+from serialbench.measure import engine, lanes, plan
 from serialbench.measure.process import WorkerFailed
 from serialbench.measure.session import COMPARE, FLOOR_RATIO, RUN_FAST, Session
-from serialbench.measure.sides import Side
+from serialbench.sides.sides import Side
 
 SECONDS_PER_OP = {"fast/op/float32/1K": 1e-6, "slow/op/float32/1M": 0.2, "mid/op/float32/100K": 0.01,
                   "copy/op/float32/1M": 160e-6, "decoder/op/float32/1M": 1.5, "baseline/tobytes/float32/1M": 160e-6}

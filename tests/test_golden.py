@@ -19,6 +19,7 @@ from serialbench.catalog.roundtrip import Check, Trial
 from serialbench.core import stats
 from serialbench.results.files import load
 from serialbench.verdicts.paired import Compared
+from serialbench.verdicts.vocabulary import AT_THRESHOLD, FASTER, NO_CHANGE, SLOWER, TOO_NOISY, TWO_SPEEDS, Verdict
 from serialbench.views import verdict_table, verify_table
 from serialbench.views.benchmem import benchmem
 from serialbench.views.costs import cost_tables
@@ -141,23 +142,23 @@ def test_verify_table():
 
 
 def verdict(change, low, high, word, rounds=16, detectable=0.021, p_value=0.5, level=0.95, modes=None):
-    return stats.Verdict(change=change, low=low, high=high, level=level, detectable=detectable, word=word,
+    return Verdict(change=change, low=low, high=high, level=level, detectable=detectable, word=word,
                          rounds=rounds, p_value=p_value, modes=modes)
 
 
 COMPARE_ROWS = [
-    Compared("msgpack/packb/float32/1K", 2.0e-6, 2.6e-6, verdict(0.30, 0.27, 0.33, stats.SLOWER, p_value=1e-4)),
-    Compared("msgpack/packb/float32/1M", 500e-6, 650e-6, verdict(0.30, 0.25, 0.35, stats.SLOWER, p_value=1e-4)),
-    Compared("msgpack/packb-buffer/float32/1K", 1.5e-6, 1.5e-6, verdict(0.001, -0.008, 0.01, stats.NO_CHANGE)),
+    Compared("msgpack/packb/float32/1K", 2.0e-6, 2.6e-6, verdict(0.30, 0.27, 0.33, SLOWER, p_value=1e-4)),
+    Compared("msgpack/packb/float32/1M", 500e-6, 650e-6, verdict(0.30, 0.25, 0.35, SLOWER, p_value=1e-4)),
+    Compared("msgpack/packb-buffer/float32/1K", 1.5e-6, 1.5e-6, verdict(0.001, -0.008, 0.01, NO_CHANGE)),
     Compared("msgpack/packb-buffer/float32/1M", 300e-6, 297e-6,
-               verdict(-0.01, -0.04, 0.02, stats.TOO_NOISY, rounds=64, detectable=0.05, level=0.99984)),
+               verdict(-0.01, -0.04, 0.02, TOO_NOISY, rounds=64, detectable=0.05, level=0.99984)),
     Compared("msgpack/packb-buffer/float32/10K", 10.0e-6, 10.2e-6,
-               verdict(0.02, 0.017, 0.023, stats.AT_THRESHOLD, rounds=64, detectable=0.026, level=0.99688)),
+               verdict(0.02, 0.017, 0.023, AT_THRESHOLD, rounds=64, detectable=0.026, level=0.99688)),
     Compared("msgpack/decode-unpackb/float32/1K", 1.0e-6, 1.2e-6,
-               verdict(0.2, -0.2, 0.6, stats.TWO_SPEEDS, rounds=16, detectable=None, level=0.999,
+               verdict(0.2, -0.2, 0.6, TWO_SPEEDS, rounds=16, detectable=None, level=0.999,
                        modes=(None, stats.Modes(1.0e-6, 1.3e-6, (1, 4, 7, 9, 12, 15))))),
 ]
-SELECTION = verdict(0.071, 0.054, 0.088, stats.SLOWER, rounds=8, detectable=None)
+SELECTION = verdict(0.071, 0.054, 0.088, SLOWER, rounds=8, detectable=None)
 
 
 def test_compare_table_text_and_markdown():
@@ -232,20 +233,20 @@ def test_sweep_table_json_and_markdown():
     sides = ["2.44.0", "2.45.0", "2.46.0", "2.50.0"]
     rows = [
         SweepRow("triton-binary/tritonclient/int32x3/1M", tuple(sides), (3.78e-3, 3.77e-3, 2.04e-3, 2.05e-3),
-                 (step("2.44.0", "2.45.0", -0.002, stats.NO_CHANGE), step("2.45.0", "2.46.0", -0.46, stats.FASTER),
-                  step("2.46.0", "2.50.0", 0.004, stats.NO_CHANGE)),
-                 (step("2.44.0", "2.45.0", -0.002, stats.NO_CHANGE), step("2.44.0", "2.46.0", -0.461, stats.FASTER),
-                  step("2.44.0", "2.50.0", -0.458, stats.FASTER))),
+                 (step("2.44.0", "2.45.0", -0.002, NO_CHANGE), step("2.45.0", "2.46.0", -0.46, FASTER),
+                  step("2.46.0", "2.50.0", 0.004, NO_CHANGE)),
+                 (step("2.44.0", "2.45.0", -0.002, NO_CHANGE), step("2.44.0", "2.46.0", -0.461, FASTER),
+                  step("2.44.0", "2.50.0", -0.458, FASTER))),
         SweepRow("triton-binary/tritonclient/png/100K", ("2.44.0", "2.46.0", "2.50.0"), (40.1e-6, 40.6e-6, 40.2e-6),
-                 (step("2.44.0", "2.46.0", 0.012, stats.TOO_NOISY, -0.01, 0.034),
-                  step("2.46.0", "2.50.0", -0.01, stats.NO_CHANGE)),
-                 (step("2.44.0", "2.46.0", 0.012, stats.TOO_NOISY, -0.01, 0.034),
-                  step("2.44.0", "2.50.0", 0.002, stats.NO_CHANGE))),
+                 (step("2.44.0", "2.46.0", 0.012, TOO_NOISY, -0.01, 0.034),
+                  step("2.46.0", "2.50.0", -0.01, NO_CHANGE)),
+                 (step("2.44.0", "2.46.0", 0.012, TOO_NOISY, -0.01, 0.034),
+                  step("2.44.0", "2.50.0", 0.002, NO_CHANGE))),
         SweepRow("triton-binary/tritonclient/float32/1M", tuple(sides), (1.52e-3, 1.55e-3, 1.55e-3, 1.55e-3),
-                 (step("2.44.0", "2.45.0", 0.02, stats.AT_THRESHOLD, 0.017, 0.023),
-                  step("2.45.0", "2.46.0", 0.001, stats.NO_CHANGE), step("2.46.0", "2.50.0", -0.002, stats.NO_CHANGE)),
-                 (step("2.44.0", "2.45.0", 0.02, stats.AT_THRESHOLD, 0.017, 0.023),
-                  step("2.44.0", "2.46.0", 0.021, stats.SLOWER), step("2.44.0", "2.50.0", 0.019, stats.TOO_NOISY))),
+                 (step("2.44.0", "2.45.0", 0.02, AT_THRESHOLD, 0.017, 0.023),
+                  step("2.45.0", "2.46.0", 0.001, NO_CHANGE), step("2.46.0", "2.50.0", -0.002, NO_CHANGE)),
+                 (step("2.44.0", "2.45.0", 0.02, AT_THRESHOLD, 0.017, 0.023),
+                  step("2.44.0", "2.46.0", 0.021, SLOWER), step("2.44.0", "2.50.0", 0.019, TOO_NOISY))),
     ]
     machine = {"host": "ci", "cpu": "AMD EPYC 7B13", "cpus": 2, "python": "3.11.7"}
     sweep = Sweep(sides, rows, 0.02, {side: machine for side in sides}, sides, sides,

@@ -1,4 +1,4 @@
-"""Sides from a library's git history (measure/commits.py): the toy library toyser's twenty commits
+"""Sides from a library's git history (sides/commits.py): the toy library toyser's twenty commits
 (tests/toys.py make_history_repo), built offline by its in-tree backend; bisect to the commit that
 added copies, the commit that does not build named as skipped, builds cached, every build from a
 clean tree of its own, sweep and compare over commits, and bad input refused before anything is built."""
@@ -12,7 +12,7 @@ import zipfile
 
 import pytest
 
-from serialbench.measure import commits
+from serialbench.sides import commits
 from tests.helpers import run_serialbench, written_results
 from tests.toys import BROKEN_AT, MERGE_AT, SLOW_AT, TOYSER_CASES, make_history_repo
 

@@ -19,6 +19,7 @@ import pyperf
 import pytest
 
 from serialbench.results import kinds
+from serialbench.verdicts import vocabulary
 from serialbench.views import site
 from tests import browser
 from tests.helpers import PROJECT_ROOT, in_process
@@ -359,15 +360,14 @@ def test_the_bisection_is_a_ladder_down_to_the_answer(chromium, built):
 
 @pytest.mark.slow
 def test_a_bisection_of_several_steps_lists_each_with_its_share_and_what_was_left(chromium, tmp_path):
-    from serialbench.core import stats
     from serialbench.verdicts.bisection import Bracket, Result
     from serialbench.verdicts.steps import Step
     from serialbench.views.verdict_json import bisect_json
 
-    steps = [Step("3.9.15", "3.10.0", 0.028, 0.024, 0.034, stats.SLOWER, 8),
-             Step("3.10.1", "3.10.2", 0.091, 0.08, 0.102, stats.SLOWER, 8)]
-    whole = Step("3.9.15", "3.10.9", 0.12, 0.11, 0.131, stats.SLOWER, 8)
-    left = Step("3.10.4", "3.10.9", 0.02, 0.017, 0.023, stats.AT_THRESHOLD, 64)
+    steps = [Step("3.9.15", "3.10.0", 0.028, 0.024, 0.034, vocabulary.SLOWER, 8),
+             Step("3.10.1", "3.10.2", 0.091, 0.08, 0.102, vocabulary.SLOWER, 8)]
+    whole = Step("3.9.15", "3.10.9", 0.12, 0.11, 0.131, vocabulary.SLOWER, 8)
+    left = Step("3.10.4", "3.10.9", 0.02, 0.017, 0.023, vocabulary.AT_THRESHOLD, 64)
     result = Result(steps, whole, unsearched=[(Bracket("3.10.4", "3.10.9", left), "--max-sessions 4 ran out")])
     sessions = [{"sides": ["3.9.15", "3.10.4", "3.10.9"], "rounds": 8, "minutes": 0.1, "steps": [whole, left, whole]}]
     folder = tmp_path / "results"

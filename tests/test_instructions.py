@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from serialbench.measure.instructions import count_instructions
-from serialbench.measure.sides import Side
+from serialbench.sides.sides import Side
 from tests.helpers import PROJECT_ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(

@@ -1,7 +1,9 @@
 """The package's layers, read from the import statements (docs/architecture.md, "The layers").
 
-serialbench/ is in layers whose imports go one way: core -> catalog -> measure -> results ->
-verdicts -> views -> commands. A module imports from its own layer or the layers before it, never
+serialbench/ is in layers whose imports go one way: core -> catalog -> inside -> sides -> measure
+-> results -> verdicts -> views -> commands. inside/ is the code that runs in a side's interpreter;
+sides/ builds and checks the sides and sits beside the engine (measure/ imports sides.Side, the
+sides import nothing of measure/). A module imports from its own layer or the layers before it, never
 from a later one (so nothing outside commands/ imports a command); no import circle; the built-in
 case modules see only the public API (serialbench.case, serialbench.inputs). Imports inside
 functions count too: a lazy import is still a dependency.
@@ -18,7 +20,7 @@ from tests.helpers import PROJECT_ROOT
 pytestmark = pytest.mark.source_tree  # reads serialbench/ and cases/ as files of the repository
 
 PACKAGE = PROJECT_ROOT / "serialbench"
-LAYERS = ("core", "catalog", "measure", "results", "verdicts", "views", "commands")
+LAYERS = ("core", "catalog", "inside", "sides", "measure", "results", "verdicts", "views", "commands")
 # Modules at the top of the package: the public API of case modules sits with the catalog; the
 # entry point with the commands.
 TOP = {"serialbench": "core", "serialbench.case": "catalog", "serialbench.inputs": "catalog",
@@ -119,8 +121,8 @@ def test_the_rule_catches_an_upward_import(tmp_path):
 
 
 # A path named in the text, `serialbench/catalog/registry.py` or (inside the package) `catalog/registry.py`.
-NAMED_PATH = re.compile(r"(?<![\w./-])((?:serialbench|cases|tests|results|core|catalog|measure|verdicts|views|commands)"
-                        r"/[\w/]*\w\.py)\b")
+NAMED_PATH = re.compile(r"(?<![\w./-])((?:serialbench|cases|tests|results|core|catalog|inside|sides|measure"
+                        r"|verdicts|views|commands)/[\w/]*\w\.py)\b")
 
 
 @pytest.mark.parametrize("path", sorted([*PACKAGE.rglob("*.py"), *(PROJECT_ROOT / "cases").glob("*.py")]),
@@ -169,10 +171,37 @@ def test_the_private_name_rule_catches_a_reach_inside(tmp_path):
 # The processes of a session: the verdicts, the result files and the views read its data
 # (measure/session.py), never these.
 PROCESSES = {"serialbench.measure.engine", "serialbench.measure.lanes", "serialbench.measure.process",
-             "serialbench.measure.worker"}
+             "serialbench.inside.worker"}
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if layer(n) in {LAYERS.index(k) for k in
                                                                           ("results", "verdicts", "views")}))
 def test_the_verdicts_results_and_views_read_a_session_s_data_not_its_processes(name):
     assert not {imported for imported, _ in imports(MODULES[name])} & PROCESSES, name
+
+
+INSIDE = sorted(name for name in MODULES if name.startswith("serialbench.inside."))
+
+
+@pytest.mark.parametrize("name", INSIDE)
+def test_the_code_inside_a_side_imports_its_own_folder_relatively_and_nothing_of_serialbench_at_import(name):
+    """Loaded as `serialbench_inside` in a side (inside/start.py) and as `serialbench.inside` here: a module
+    of its own folder is imported relatively; serialbench itself is the side's, reached inside functions only."""
+    tree = ast.parse(MODULES[name].read_text())
+    at_import = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    for node in at_import:
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+        if isinstance(node, ast.ImportFrom) and node.level:
+            continue
+        assert not [n for n in names if n.split(".")[0] == "serialbench"], f"{name} imports {names} at module level"
+
+
+def test_one_place_writes_the_launch_line_of_a_side_s_process():
+    """`[python, "-P", ...]` is built by sides.Side (command, serialbench) and nowhere else."""
+    writers = sorted(name for name, path in MODULES.items() if '"-P"' in path.read_text())
+    assert writers == ["serialbench.sides.sides"], writers
+
+
+def test_measure_holds_the_engine_and_the_counts_in_at_most_2000_lines():
+    lines = sum(len(path.read_text().splitlines()) for path in (PACKAGE / "measure").glob("*.py"))
+    assert lines <= 2000, lines

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from serialbench.measure.allocations import count, totals, totals_from_records
+from serialbench.inside.allocations import count, totals, totals_from_records
 from serialbench.measure.memory import measure
 from serialbench.results.files import load, memory_path_for
 from tests.helpers import PROJECT_ROOT, SMALLEST, serialbench

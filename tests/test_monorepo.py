@@ -1,4 +1,4 @@
-"""A package inside its repository (measure/package_trees.py): toyser in `python/toy` of a monorepo
+"""A package inside its repository (sides/package_trees.py): toyser in `python/toy` of a monorepo
 whose other files are not the package, with commits that touch only those (tests/toys.py
 make_history_repo). bisect, sweep and compare build the folder alone, a bare repository included;
 a range keeps the commits that change the folder; a blob missing elsewhere does not matter; the

@@ -22,7 +22,7 @@ from serialbench.catalog.payloads import (
 from serialbench.catalog.registry import Benchmark, payload_refusal, prepare, select
 from serialbench.catalog.roundtrip import check
 from serialbench.core.errors import UsageError
-from serialbench.measure import worker as timing_worker
+from serialbench.inside import worker as timing_worker
 from tests.helpers import SMALLEST, assert_one_line_usage_error, serialbench
 
 TEXT = "input_ids:int64[32,512],attention_mask:int64[32,512],token_type_ids:int64[32,512]"
@@ -316,8 +316,8 @@ def test_dump_writes_a_payload_s_body():
 @pytest.mark.slow
 def test_a_side_lists_and_checks_the_payload_it_carries():
     from serialbench.commands.options import filters
-    from serialbench.measure.side_setup import check_side
-    from serialbench.measure.sides import Side
+    from serialbench.sides.checks import check_side
+    from serialbench.sides.sides import Side
     from tests.helpers import PROJECT_ROOT
 
     side = Side("HEAD", PROJECT_ROOT, payloads=("act=x:bfloat16[2,4]",))

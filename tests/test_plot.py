@@ -7,6 +7,7 @@ import matplotlib
 import pyperf
 import pytest
 
+from serialbench.verdicts import vocabulary
 from serialbench.views.plot import _tick_above, _tick_below
 from tests.helpers import in_process
 
@@ -73,7 +74,6 @@ def test_the_y_axis_ends_on_ticks_around_every_point():
 def orjson_sweep():
     """orjson's sweep by hand: int32x3 at 10K stepped at 3.10.0, 3.10.1, 3.10.2 (adjacent), 3.10.5,
     3.10.7 and 3.10.8."""
-    from serialbench.core import stats
     from serialbench.verdicts.steps import Step, Sweep, SweepRow
 
     sides = ["3.9.15"] + [f"3.10.{i}" for i in range(10)]
@@ -81,7 +81,7 @@ def orjson_sweep():
     steps, anchored, level, medians = [], [], 1.0, [41e-6]
     for before, after in zip(sides, sides[1:]):
         change = moves.get(after, 0.001)
-        word = stats.SLOWER if change > 0.02 else stats.FASTER if change < -0.02 else stats.NO_CHANGE
+        word = vocabulary.SLOWER if change > 0.02 else vocabulary.FASTER if change < -0.02 else vocabulary.NO_CHANGE
         steps.append(Step(before, after, change, change - 0.004, change + 0.004, word, 16))
         level *= 1 + change
         medians.append(41e-6 * level)

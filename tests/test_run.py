@@ -16,7 +16,7 @@ import pytest
 from serialbench.measure.engine import still_running
 from serialbench.measure.lanes import floor_ratio
 from serialbench.measure.session import FLOOR_RATIO, RUN_DEFAULT, RUN_FAST, RoundDone, Run, Session, run_settings
-from serialbench.measure.sides import Side
+from serialbench.sides.sides import Side
 from serialbench.views.progress import RoundProgress
 from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
 
@@ -312,7 +312,7 @@ def test_a_long_run_keeps_its_rounds_on_disk_as_it_goes_and_the_end_replaces_the
 def test_an_op_of_seconds_a_call_is_timed_from_the_call_that_prepares_it(tmp_path, monkeypatch):
     # An op of timeloop.TIMED_FIRST_CALL or more a call takes its one value a round from prepare's own
     # call (in the first round, the call that is checked), and its floor's value follows it.
-    from serialbench.measure import timeloop
+    from serialbench.inside import timeloop
 
     # Every op counts as one of seconds a call in the plan (the workers calibrate by their own copy).
     monkeypatch.setattr(timeloop, "TIMED_FIRST_CALL", 0.0)

@@ -6,9 +6,8 @@ import random
 import pyperf
 import pytest
 
-from serialbench.core import stats
 from serialbench.results.files import load
-from serialbench.verdicts import apart
+from serialbench.verdicts import apart, vocabulary
 from serialbench.verdicts.file_changes import changes_between
 from serialbench.views.changes import change_notes
 from tests.helpers import check_golden, in_process
@@ -67,12 +66,12 @@ def test_a_drifted_floor_with_unchanged_multiples_gives_no_change(tmp_path):
     base = run_file(tmp_path / "a.json", seed=1)
     new = run_file(tmp_path / "b.json", speed=1.12, seed=2)  # the machine 12% slower, the code the same
     found = changes_between(base, new)
-    assert not found.paired and found.drift.verdict.word == stats.SLOWER
+    assert not found.paired and found.drift.verdict.word == vocabulary.SLOWER
     assert found.drift.verdict.change == pytest.approx(0.12, abs=0.02)
     judged = [c for c in found.changes if c.basis == apart.MULTIPLE]
-    assert len(judged) == 12 and not [c for c in judged if c.verdict in (stats.SLOWER, stats.FASTER)]
+    assert len(judged) == 12 and not [c for c in judged if c.verdict in (vocabulary.SLOWER, vocabulary.FASTER)]
     assert all(c.ratio > 1.07 for c in judged)  # every time moved with the machine
-    assert found.selection.word not in (stats.SLOWER, stats.FASTER)
+    assert found.selection.word not in (vocabulary.SLOWER, vocabulary.FASTER)
 
 
 def test_a_real_change_in_the_multiple_is_found_through_the_drift(tmp_path):
@@ -81,9 +80,9 @@ def test_a_real_change_in_the_multiple_is_found_through_the_drift(tmp_path):
     changes = by_name(changes_between(base, new))
     for kind in INPUTS:
         for tier in FLOOR_TIMES:
-            assert changes[f"msgpack/packb/{kind}/{tier}"].verdict == stats.SLOWER
+            assert changes[f"msgpack/packb/{kind}/{tier}"].verdict == vocabulary.SLOWER
             assert changes[f"msgpack/packb/{kind}/{tier}"].change == pytest.approx(0.2, abs=0.03)
-            assert changes[f"msgpack/packb-buffer/{kind}/{tier}"].verdict != stats.FASTER
+            assert changes[f"msgpack/packb-buffer/{kind}/{tier}"].verdict != vocabulary.FASTER
 
 
 def test_where_the_floor_moved_past_the_minimum_effect_no_time_is_judged(tmp_path):
@@ -104,7 +103,7 @@ def test_where_the_floor_stayed_put_a_row_without_a_multiple_is_judged_on_its_ti
     found = changes_between(base, new)
     assert found.drift.allows_time()
     no_copy = [c for c in found.changes if c.name.startswith("triton-binary/zero-copy/")]
-    assert all(c.basis == apart.TIME and c.verdict == stats.NO_CHANGE for c in no_copy)
+    assert all(c.basis == apart.TIME and c.verdict == vocabulary.NO_CHANGE for c in no_copy)
 
 
 def test_files_without_multiples_are_judged_on_time_where_the_floor_allows(tmp_path):
@@ -121,7 +120,7 @@ def test_files_without_a_floor_keep_their_time_verdicts_and_say_what_those_are_w
     new = run_file(tmp_path / "b.json", speed=1.3, seed=2, floor_data=False, floors=False)
     found = changes_between(base, new)
     assert found.drift.verdict is None
-    assert {c.verdict for c in found.changes} == {stats.SLOWER}  # the machine's 30%, which nothing tells apart
+    assert {c.verdict for c in found.changes} == {vocabulary.SLOWER}  # the machine's 30%, which nothing tells apart
     assert change_notes(found, new.results, base.results)[0].startswith(
         "no floor (baseline/tobytes) timed in both files: how far the machine drifted between them is unknown")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from serialbench.measure import side_api
-from serialbench.measure import worker as timing_worker
+from serialbench.inside import side_api
+from serialbench.inside import worker as timing_worker
 from tests.helpers import PROJECT_ROOT
 
 # The module the worker loads by path: this serialbench's, a checkout's or the installed wheel's.
@@ -144,7 +144,7 @@ def test_a_request_must_name_every_key_of_the_protocol_and_no_other(tmp_path):
 def test_a_coordinator_refuses_a_worker_of_another_protocol_or_a_refused_side():
     from serialbench.core.errors import UsageError
     from serialbench.measure.process import check_hello
-    from serialbench.measure.sides import Side
+    from serialbench.sides.sides import Side
 
     side = Side("BASE", PROJECT_ROOT, own_serialbench=False)
     with pytest.raises(UsageError, match="speaks protocol 0"):

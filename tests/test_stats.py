@@ -15,6 +15,7 @@ from scipy import stats as scipy_stats
 
 from serialbench.core import stats
 from serialbench.verdicts import judge
+from serialbench.verdicts.vocabulary import AT_THRESHOLD, FASTER, NO_CHANGE, SLOWER, TOO_NOISY, TWO_SPEEDS, WORDS
 from serialbench.views.verdict_table import verdict_text
 
 LOOKS = (8, 16, 32, 64)
@@ -137,10 +138,10 @@ def test_a_change_measured_well_at_the_minimum_effect_reads_at_the_threshold_not
     x = math.log(1.02) + 0.003 * np.random.default_rng(33).standard_normal((400, 8, 64))
     out = session(x, details=True)
     share = {word: (out["word"] == code).mean() for word, code in judge.CODES.items()}
-    assert share[stats.SLOWER] == pytest.approx(0.71, abs=0.03)
-    assert share[stats.NO_CHANGE] == pytest.approx(0.03, abs=0.02)
-    assert share[stats.AT_THRESHOLD] == pytest.approx(0.25, abs=0.03)
-    assert share[stats.TOO_NOISY] == 0 and share[stats.FASTER] == 0
+    assert share[SLOWER] == pytest.approx(0.71, abs=0.03)
+    assert share[NO_CHANGE] == pytest.approx(0.03, abs=0.02)
+    assert share[AT_THRESHOLD] == pytest.approx(0.25, abs=0.03)
+    assert share[TOO_NOISY] == 0 and share[FASTER] == 0
     assert out["ran"].mean() == pytest.approx(35, abs=2)  # the same rounds: settling did not change
     width = np.log1p(out["high"]) - np.log1p(out["low"])
     assert (width[out["word"] == judge.AT_THRESHOLD] < 0.2 * THETA).all()
@@ -191,7 +192,7 @@ def test_two_independent_runs_and_the_selection_row_use_the_word_too():
     rng = np.random.default_rng(4)
     base, head = np.exp(0.002 * rng.standard_normal((2, 10))) * [[1.0], [1.019]]
     (row,), _ = judge.judge_unpaired({"b": list(base)}, {"b": list(head)})
-    assert row.verdict.word == stats.AT_THRESHOLD and row.verdict.low < 0.02 < row.verdict.high
+    assert row.verdict.word == AT_THRESHOLD and row.verdict.low < 0.02 < row.verdict.high
     x = math.log(1.02) + 0.003 * np.random.default_rng(35).standard_normal((200, 8, 8))
     assert (judge.selection(x)["word"] == judge.AT_THRESHOLD).mean() >= 0.2
 
@@ -209,7 +210,7 @@ def test_the_sign_the_p_and_the_interval_come_from_the_same_look():
     rng = np.random.default_rng(10)
     x = 0.02 * rng.standard_normal((1, 4, 64)) + np.log([1.2, 0.8, 1.0, 1.05])[:, np.newaxis]
     out = session(x, details=True)
-    assert [stats.WORDS[w] for w in out["word"][0]] == [stats.SLOWER, stats.FASTER, stats.NO_CHANGE, stats.SLOWER]
+    assert [WORDS[w] for w in out["word"][0]] == [SLOWER, FASTER, NO_CHANGE, SLOWER]
     assert out["low"][0, 0] > 0.01 and out["high"][0, 1] < -0.01
     flags = flagged(out)[0]
     # BH flagged these 3 of 4 rows: each one's sequential p is within 0.05 * 3 / 4, at the look it shows
@@ -322,7 +323,7 @@ def test_unpaired_runs_with_zero_spread_get_the_p_their_ranks_allow_not_zero():
     evidence = stats.unpaired_evidence([1e-6] * 3, [1.1e-6] * 3)
     assert evidence.p_change == pytest.approx(0.1)  # 2 / C(6, 3)
     rows, _ = judge.judge_unpaired({"a": [1e-6] * 2}, {"a": [1.1e-6] * 2})
-    assert rows[0].verdict.word != stats.SLOWER and rows[0].verdict.p_value == pytest.approx(1 / 3)
+    assert rows[0].verdict.word != SLOWER and rows[0].verdict.p_value == pytest.approx(1 / 3)
 
 
 def test_unpaired_runs_tell_a_10_percent_change_and_no_change():
@@ -331,7 +332,7 @@ def test_unpaired_runs_tell_a_10_percent_change_and_no_change():
     head = {"slower": 1.1e-6 * np.exp(0.01 * rng.standard_normal(12)),
             "same": 1e-6 * np.exp(0.01 * rng.standard_normal(12))}
     rows, selection = judge.judge_unpaired(base, head)
-    assert [r.verdict.word for r in rows] == [stats.SLOWER, stats.NO_CHANGE]
+    assert [r.verdict.word for r in rows] == [SLOWER, NO_CHANGE]
     assert rows[0].verdict.change == pytest.approx(0.10, abs=0.02)
     assert rows[0].verdict.low > 0.01 and -0.02 < rows[1].verdict.low < rows[1].verdict.high < 0.02
 
@@ -343,10 +344,10 @@ def test_unpaired_a_a_tables_flag_nothing_and_the_selection_row_reads_a_broad_ch
         base = {f"b{i}": np.exp(0.02 * rng.standard_normal(6)) for i in range(40)}
         same = {f"b{i}": np.exp(0.02 * rng.standard_normal(6)) for i in range(40)}
         rows, _ = judge.judge_unpaired(base, same)
-        flags += any(r.verdict.word in (stats.SLOWER, stats.FASTER) for r in rows)
+        flags += any(r.verdict.word in (SLOWER, FASTER) for r in rows)
         slower = {name: 1.05 * v for name, v in same.items()}
         words.append(judge.judge_unpaired(base, slower)[1].word)
-    assert flags <= 3 and words.count(stats.SLOWER) == 60
+    assert flags <= 3 and words.count(SLOWER) == 60
 
 
 # --- the selection row ------------------------------------------------------------------------------
@@ -374,7 +375,7 @@ def test_the_selection_row_of_a_judged_session():
     j.look({n: x[i, :8] for i, n in enumerate(names)}, 0, False)
     j.look({n: x[i, :16] for i, n in enumerate(names)}, 1, True)
     row = j.selection_row()
-    assert row.word == stats.SLOWER and row.rounds == 8 and row.low > 0.01 and row.level == pytest.approx(0.95)
+    assert row.word == SLOWER and row.rounds == 8 and row.low > 0.01 and row.level == pytest.approx(0.95)
 
 
 # --- two speeds -------------------------------------------------------------------------------------
@@ -447,9 +448,9 @@ def test_a_benchmark_with_two_speeds_is_not_called_slower_from_the_mix():
                      {name: (b[:16], h[:16]) for name, (b, h) in times.items()})
     assert settled == {"two", "plain"}
     two, plain = (row.verdict for row in j.rows())
-    assert two.word == stats.TWO_SPEEDS and two.detectable is None
+    assert two.word == TWO_SPEEDS and two.detectable is None
     assert two.modes[0] is None and two.modes[1].ratio == pytest.approx(1.3, abs=0.05)
-    assert plain.word == stats.SLOWER
+    assert plain.word == SLOWER
 
 
 def test_two_speeds_all_past_the_threshold_from_the_other_side_give_the_verdict_and_name_the_speeds():
@@ -470,9 +471,9 @@ def test_two_speeds_all_past_the_threshold_from_the_other_side_give_the_verdict_
     j.look({name: x[i, :16] for i, name in enumerate(names)}, 1, False,
            {name: (b[:16], h[:16]) for name, (b, h) in times.items()})
     apart, straddle = (row.verdict for row in j.rows())
-    assert apart.word == stats.FASTER and apart.modes[0].fast == pytest.approx(0.309, rel=0.05)
+    assert apart.word == FASTER and apart.modes[0].fast == pytest.approx(0.309, rel=0.05)
     assert apart.modes[0].slow == pytest.approx(0.465, rel=0.05) and apart.detectable is not None
-    assert straddle.word == stats.TWO_SPEEDS and straddle.detectable is None
+    assert straddle.word == TWO_SPEEDS and straddle.detectable is None
     assert stats.speeds_apart((base[0], head[0]), apart.modes, 0.05) == -1
     assert stats.speeds_apart((base[1], head[1]), straddle.modes, 0.05) == 0
     assert re.fullmatch(r"faster \(BASE 309 ms or 4\d\d ms, 6 rounds slow\)", verdict_text(apart))
@@ -483,7 +484,7 @@ def test_two_independent_runs_with_two_speeds_far_apart_get_their_verdict():
     base = list(np.where(np.arange(12) % 3 == 0, 0.465, 0.309) * np.exp(0.01 * rng.standard_normal(12)))
     head = list(412e-6 * np.exp(0.01 * rng.standard_normal(12)))
     (row,), _ = judge.judge_unpaired({"x": base}, {"x": head})
-    assert row.verdict.word == stats.FASTER and row.verdict.modes[0] is not None
+    assert row.verdict.word == FASTER and row.verdict.modes[0] is not None
 
 
 # --- the judge's API ---------------------------------------------------------------------------------
@@ -531,7 +532,7 @@ def test_a_look_that_is_one_benchmark_s_last_spends_the_later_looks_shares_on_it
             share = j.tables.taken[1]["share_eq"][0, j.index[name]]
             assert share == pytest.approx(sum(shares[1:]) if name in last else shares[1])
         words = {row.name: row.verdict.word for row in j.rows()}
-        same[budgeted] = [words[name] == stats.NO_CHANGE for name in open_rows[:len(open_rows) // 2]]
+        same[budgeted] = [words[name] == NO_CHANGE for name in open_rows[:len(open_rows) // 2]]
     assert sum(same[True]) > sum(same[False])
 
 
@@ -560,7 +561,7 @@ def test_a_benchmark_settled_before_is_ignored_when_asked_again():
     slower, same = np.log(1.5) + 0.01 * rng.standard_normal(32), 0.01 * rng.standard_normal(32)
     assert j.look({"a": slower[:8], "b": same[:8]}, 0, False) == {"a", "b"}
     settled = [row.verdict for row in j.rows()]
-    assert [v.word for v in settled] == [stats.SLOWER, stats.NO_CHANGE] and settled[0].rounds == 8
+    assert [v.word for v in settled] == [SLOWER, NO_CHANGE] and settled[0].rounds == 8
     assert j.look({"a": -slower[:16], "b": same[:16] + 1}, 1, False) == {"a", "b"}  # calibrate asks again
     assert [row.verdict for row in j.rows()] == settled
 
@@ -575,3 +576,23 @@ def test_a_selection_of_one_benchmark_has_no_selection_row():
     two = judge.Judge(["a", "b"], LOOKS)
     two.look({n: 0.01 * rng.standard_normal(8) for n in ("a", "b")}, 0, True)
     assert two.selection_row() is not None
+
+
+def test_benjamini_hochberg_flags_what_scipy_s_false_discovery_control_flags_off_bh_s_line():
+    """The same flags and counts as scipy's adjusted p-values at or under q, on random tables and on
+    tables of discrete p-values (the exact tests' kind); only a p exactly on the line q j / m may part."""
+    from scipy.stats import false_discovery_control
+
+    rng = np.random.default_rng(53)
+    for trial in range(3000):
+        m, q = int(rng.integers(1, 60)), float(rng.choice([0.05, 0.025, 0.0125, 0.01]))
+        p = rng.random(m) ** 3 if trial % 2 else np.round(rng.random(m) ** 3, 3)
+        rejected, count = stats.benjamini_hochberg(p, q)
+        on_line = np.isclose(np.sort(p)[:, None], q * np.arange(1, m + 1) / m, rtol=1e-12, atol=0).any()
+        if not on_line:
+            expected = false_discovery_control(p) <= q
+            assert (rejected == expected).all() and count == expected.sum()
+    tables = rng.random((200, 40)) ** 4
+    rejected, count = stats.benjamini_hochberg(tables, 0.05)
+    assert (rejected == (false_discovery_control(tables, axis=-1) <= 0.05)).all()
+    assert (count == rejected.sum(axis=-1)).all()

@@ -13,9 +13,9 @@ from dataclasses import replace
 import pyperf
 import pytest
 
-from serialbench.core import stats
 from serialbench.core.errors import UsageError
-from serialbench.measure import overlays, releases
+from serialbench.sides import overlays, releases
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.steps import Step, Sweep, SweepRow, merge
 from serialbench.views.sweep_table import format_sweep
 from serialbench.views.verdict_json import sweep_from_json, sweep_json
@@ -101,12 +101,12 @@ STEADY = [0.002, 0.001, -0.001, 0.0]
 def full_row(name, changes, anchor_median):
     steps, anchored, medians, level = [], [], [anchor_median], 1.0
     for before, after, change in zip(SIDES, SIDES[1:], changes):
-        word = stats.FASTER if change < -0.1 else stats.NO_CHANGE
+        word = vocabulary.FASTER if change < -0.1 else vocabulary.NO_CHANGE
         steps.append(step(before, after, change, word))
         level *= 1 + change
         medians.append(anchor_median * level)
         anchored.append(step(SIDES[0], after, level - 1, word if after == "2.46.0" or level < 0.9 else
-                             stats.NO_CHANGE))
+                             vocabulary.NO_CHANGE))
     return SweepRow(name, tuple(SIDES), tuple(medians), tuple(steps), tuple(anchored))
 
 
@@ -161,7 +161,7 @@ def test_a_file_that_is_not_a_sweeps_json_is_one_line(tmp_path):
 
 def test_json_keeps_null_for_what_has_no_number():
     row = SweepRow("a/b/float32/1K", ("1.0", "2.0"), (1e-6, 2e-6),
-                   (Step("1.0", "2.0", 1.0, -1.0, math.inf, stats.TOO_NOISY, 2),), ())
+                   (Step("1.0", "2.0", 1.0, -1.0, math.inf, vocabulary.TOO_NOISY, 2),), ())
     data = json.loads(sweep_json(Sweep(["1.0", "2.0"], [row], 0.02)))
     assert data["benchmarks"][0]["steps"][0] == {"from": "1.0", "to": "2.0", "change": 1.0, "low": None,
                                                  "high": None, "detectable": None, "verdict": "too noisy to tell",
@@ -172,7 +172,7 @@ def test_a_two_speed_step_is_marked_and_named_never_passed_as_no_step():
     # A protobuf sweep's -24% step whose sides' processes ran at two speeds read "no step" with no mark.
     changes = [0.001, -0.002, -0.24, 0.003]
     row = full_row("tfserving-grpc/direct/int32x3/100K", changes, 255e-6)
-    steps = tuple(replace(s, verdict=stats.TWO_SPEEDS) if s.after == "2.46.0" else s for s in row.steps)
+    steps = tuple(replace(s, verdict=vocabulary.TWO_SPEEDS) if s.after == "2.46.0" else s for s in row.steps)
     text = format_sweep(Sweep(SIDES, [replace(row, steps=steps)], 0.02))
     assert "-24.1% ~" in text
     assert ("tfserving-grpc/direct/int32x3/100K: no step found; two speeds at 2.46.0, no verdict from the mix "
@@ -183,10 +183,10 @@ def test_a_two_speed_step_is_marked_and_named_never_passed_as_no_step():
 def test_selection_rows_of_two_sessions_say_which_benchmarks_each_is_over_and_survive_json_and_merge():
     # Benchmarks that some sides refuse run in a session of their own: one step, two selection rows.
     tf = tuple(f"tfserving-grpc/{impl}/float32/{tier}" for impl in ("direct", "wire") for tier in ("100K", "1M", "1K"))
-    both = [replace(step("2.45.0", "2.46.0", -0.2, stats.FASTER), benchmarks=6, names=tf),
-            replace(step("2.45.0", "2.46.0", 0.001, stats.NO_CHANGE), benchmarks=2,
+    both = [replace(step("2.45.0", "2.46.0", -0.2, vocabulary.FASTER), benchmarks=6, names=tf),
+            replace(step("2.45.0", "2.46.0", 0.001, vocabulary.NO_CHANGE), benchmarks=2,
                     names=("kserve-grpc/raw/float32/100K", "kserve-grpc/raw/float32/1M"))]
-    sweep = Sweep(SIDES, ROWS, 0.02, selections=[step("2.40.0", "2.44.0", 0.0, stats.NO_CHANGE), *both])
+    sweep = Sweep(SIDES, ROWS, 0.02, selections=[step("2.40.0", "2.44.0", 0.0, vocabulary.NO_CHANGE), *both])
     text = format_sweep(sweep)
     assert "selection 2.40.0 -> 2.44.0: no change" in text
     assert ("selection (of 6 benchmarks: tfserving-grpc/direct, tfserving-grpc/wire) 2.45.0 -> 2.46.0: faster, "
@@ -196,8 +196,8 @@ def test_selection_rows_of_two_sessions_say_which_benchmarks_each_is_over_and_su
     assert [(s.before, s.after, s.verdict, s.benchmarks, s.names) for s in back.selections] == \
         [(s.before, s.after, s.verdict, s.benchmarks, s.names) for s in sweep.selections]
     parts = [part(*releases.shard(SIDES, k, 2), k) for k in (1, 2)]
-    parts[0].selections = [step("2.40.0", "2.44.0", 0.0, stats.NO_CHANGE)]
-    parts[1].selections = [step("2.45.0", "2.46.0", -0.2, stats.FASTER)]
+    parts[0].selections = [step("2.40.0", "2.44.0", 0.0, vocabulary.NO_CHANGE)]
+    parts[1].selections = [step("2.45.0", "2.46.0", -0.2, vocabulary.FASTER)]
     assert [(s.before, s.after) for s in merge(parts).selections] == [("2.40.0", "2.44.0"), ("2.45.0", "2.46.0")]
 
 

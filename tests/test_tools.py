@@ -86,7 +86,8 @@ def test_the_probe_refuses_what_it_cannot_do(argv, expected, capsys):
 def test_the_screenshots_are_of_pages_the_committed_site_has(tmp_path):
     from serialbench.views import site
 
-    site.build_site([str(PROJECT_ROOT / "docs" / "results")], tmp_path, lambda line: None)
+    site.build_site([str(path) for path in sorted((PROJECT_ROOT / "results").glob("*.json.gz"))],
+                    tmp_path, lambda line: None)
     assert site_screenshots.missing_pages(tmp_path) == []
 
 

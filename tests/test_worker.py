@@ -7,8 +7,8 @@ import textwrap
 import pytest
 
 from serialbench.catalog import registry
-from serialbench.measure import timeloop
-from serialbench.measure import worker as timing_worker
+from serialbench.inside import timeloop
+from serialbench.inside import worker as timing_worker
 from tests import known_cost
 
 CASE = '''

@@ -43,11 +43,14 @@ WIDTH = 1280
 
 
 def build(results: Path) -> Path:
-    """The site of `results`, in a new temporary folder."""
+    """The site of the compressed result files of `results` (the committed ones: a user's own runs
+    beside them are plain .json), in a new temporary folder."""
     site = Path(tempfile.mkdtemp(prefix="serialbench-site-")) / "site"
     results = results.resolve()
-    shown = results.relative_to(ROOT) if results.is_relative_to(ROOT) else results  # the pages name their files
-    subprocess.run([sys.executable, "-m", "serialbench", "html", str(shown), "-o", str(site)], check=True, cwd=ROOT)
+    shown = [path.relative_to(ROOT) if path.is_relative_to(ROOT) else path  # the pages name their files
+             for path in sorted(results.glob("*.json.gz"))]
+    subprocess.run([sys.executable, "-m", "serialbench", "html", *map(str, shown), "-o", str(site)], check=True,
+                   cwd=ROOT)
     return site
 
 
@@ -79,8 +82,8 @@ def shoot(site: Path, out: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/site_screenshots.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--results", type=Path, default=ROOT / "docs" / "results",
-                        help="the folder of result files whose site to take (default: docs/results)")
+    parser.add_argument("--results", type=Path, default=ROOT / "results",
+                        help="the folder of result files whose site to take (default: results/)")
     parser.add_argument("-o", "--output", type=Path, default=ROOT / "docs" / "results" / "site-screenshots",
                         help="where the PNGs go (default: docs/results/site-screenshots); files there are replaced")
     args = parser.parse_args(argv)

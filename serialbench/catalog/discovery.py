@@ -93,8 +93,8 @@ def _with_module(case: Case, module: str) -> Case:
 def discover(dirs: Sequence[Path], on_error: Callable[[str], None]) -> list[Case]:
     """Every case of every `*.py` module in `dirs`, in a deterministic order.
 
-    Modules load in file-name order, cases in declaration order: pyperf's workers find their
-    benchmark by index, so the order must be the same in every process. A module that fails to
+    Modules load in file-name order, cases in declaration order, so that every process lists the
+    benchmarks in the same order (a worker finds its benchmark by name, inside/worker.py). A module that fails to
     import is reported through `on_error` and skipped; the others still load.
     """
     cases: list[Case] = []

@@ -1,9 +1,9 @@
 """What serialbench's workers ask of the serialbench whose cases they time: the contract between two versions.
 
-compare times a side with the comparing serialbench's worker files (measure/worker.py, side_check.py,
+compare times a side with the comparing serialbench's worker files (inside/worker.py, side_check.py,
 the count workers), run with the side's own serialbench first on sys.path: another revision's cases,
 registry and inputs, maybe older or newer than the worker. The workers reach the side's catalog only
-through this module (measure/side_api.py loads it) and check its VERSION: whatever this module offers
+through this module (inside/side_api.py loads it) and check its VERSION: whatever this module offers
 is the contract, and changing what it offers, or what its functions take and return, is a new
 VERSION. Everything else in the package may change freely between revisions.
 

@@ -36,14 +36,15 @@ from serialbench.commands.options import (
     payload_arguments,
     settings_from,
 )
-from serialbench.core import stats
 from serialbench.core.errors import UsageError
-from serialbench.measure import commits, releases
-from serialbench.measure.commits import Commit
 from serialbench.measure.engine import run_session
-from serialbench.measure.side_setup import check_sides, few, short_cause, sides_with_overlays
-from serialbench.measure.sides import Side
-from serialbench.measure.worktrees import work_tree
+from serialbench.sides import commits, releases
+from serialbench.sides.building import sides_with_overlays
+from serialbench.sides.checks import check_sides, few, short_cause
+from serialbench.sides.commits import Commit
+from serialbench.sides.sides import Side
+from serialbench.sides.worktrees import work_tree
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.bisection import WANTED, Result, Search
 from serialbench.verdicts.steps import Step, StepJudges, sweep_rows
 from serialbench.views.bisect_steps import answer_lines, step_text
@@ -177,7 +178,7 @@ class Bisection:
                            + "; ".join(step_text(s) for s in steps[:len(versions) - 1]))
             if self.interrupted:
                 return None
-            if not any(s.verdict == stats.TOO_NOISY for s in steps[:len(versions) - 1]) or self.out_of_budget():
+            if not any(s.verdict == vocabulary.TOO_NOISY for s in steps[:len(versions) - 1]) or self.out_of_budget():
                 return steps
             if attempt < RETRIES:
                 self.out.say(f"too noisy to tell: the session again with {2 ** (attempt + 1)}x the rounds")

@@ -1,5 +1,5 @@
 """`python -m serialbench cache list|prune`: the library overlays that --with, compare's --*-with, sweep
-and bisect installed (measure/overlays.py), and the wheels built of commits (measure/commits.py),
+and bisect installed (sides/overlays.py), and the wheels built of commits (sides/commits.py),
 kept in the user's cache directory so that the next call installs (or builds) nothing. `list` shows
 each with its size, specs and last use (views/cache_table.py); `prune` removes those unused for
 --keep-days, or the least recently used until the cache fits --max-size.
@@ -12,7 +12,7 @@ import argparse
 from serialbench.commands.contract import Output, Parser
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_bytes
-from serialbench.measure import commits, overlays
+from serialbench.sides import commits, overlays
 from serialbench.views.cache_table import describe, listing
 
 DESCRIPTION = ("List or prune the library overlays installed for --with, compare's --*-with, sweep and bisect, and "

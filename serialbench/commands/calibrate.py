@@ -28,9 +28,9 @@ from serialbench.core.parsing import parse_percent
 from serialbench.measure import slowdown as slowdown_module
 from serialbench.measure.engine import run_session
 from serialbench.measure.session import Session
-from serialbench.measure.side_setup import check_side
-from serialbench.measure.sides import Side
-from serialbench.measure.worktrees import work_tree
+from serialbench.sides.checks import check_side
+from serialbench.sides.sides import Side
+from serialbench.sides.worktrees import work_tree
 from serialbench.verdicts.paired import Compared, PairedComparison
 from serialbench.views import calibrate_table
 from serialbench.views.progress import session_round_line

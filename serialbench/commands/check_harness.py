@@ -2,13 +2,13 @@
 
 One op has one time: what a warm, long-running client pays per call. The run and compare both
 measure it with one engine (measure/engine.py), loop, clock, warm-up and process state
-(measure/timeloop.py, measure/environment.py), in different lanes. This command checks that they agree: it times a
+(inside/timeloop.py, sides/environment.py), in different lanes. This command checks that they agree: it times a
 panel of benchmarks three ways, one FORMAT/IMPL at a time with its three ways back to back, and
 flags any benchmark that two ways time apart by more than the tolerance (below):
 - run: `python -m serialbench --rounds N` (a fresh worker a round, each benchmark's values alternated
   with its memcpy floor's);
 - compare: an A/A `compare` session of this serialbench (a lane per side, both sides alive, values
-  of 2 ms in alternation), the first side's values;
+  of 1 ms in alternation), the first side's values;
 - plain: a fresh process per benchmark, `prepare`, the warm-up, then a loop (measure/plain_loop.py).
 The default panel is every implementation at float32 100K and 1M, where copies are large enough
 for the process's memory state to matter, and the benchmarks where the harnesses once disagreed.
@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -38,11 +36,11 @@ from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_duration, last_line
 from serialbench.core.parsing import parse_percent
 from serialbench.measure.engine import run_session
-from serialbench.measure.environment import worker_variables
 from serialbench.measure.session import COMPARE, Settings
-from serialbench.measure.worktrees import work_tree
 from serialbench.results.files import load
 from serialbench.results.session_files import runs_of
+from serialbench.sides.sides import Side, worker_environment
+from serialbench.sides.worktrees import work_tree
 from serialbench.verdicts.harness import DISAGREE, NOT_TIMED, WAYS, verdicts
 from serialbench.verdicts.paired import medians as per_process_medians
 from serialbench.views.harness_table import closing_lines, harness_json, legend, markdown, ratio_lines, table_lines
@@ -55,11 +53,9 @@ TOLERANCE = 0.25  # docs/guides/compare.md, 'What the noise is': what the three 
 PROCESSES = 5  # per way; see verdicts/harness.verdict for what 3 and 5 give on this VM
 
 
-def this_serialbench() -> dict[str, str]:
-    """The environment of a `python -m serialbench` subprocess that runs this serialbench, not whichever
-    one the interpreter finds first (another checkout's editable install, from a worktree)."""
-    inherited = os.environ.get("PYTHONPATH")
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE_DIR.parent), *([inherited] if inherited else [])])}
+# This serialbench as a side: its subprocesses run it, not whichever one the interpreter finds first
+# (another checkout's editable install, from a worktree).
+THIS_SERIALBENCH = Side("harness", PACKAGE_DIR.parent)
 
 
 def time_with_run(names: list[str], processes: int, scratch: Path, say, cpus: int | None) -> dict[str, list[float]]:
@@ -67,10 +63,9 @@ def time_with_run(names: list[str], processes: int, scratch: Path, say, cpus: in
     # call after the first read the first call's file back (a whole panel's run column came out empty).
     out = Path(tempfile.mkdtemp(dir=scratch)) / "run.json"
     patterns = [arg for name in names for arg in ("-b", name)]
-    done = subprocess.run([sys.executable, "-m", "serialbench", "--rounds", str(processes), "--quiet",
-                           "--no-summary", *patterns, *(["--cpus", str(cpus)] if cpus else []), "-o", str(out)],
-                          cwd=scratch, env=this_serialbench(),
-                          capture_output=True, text=True)
+    argv, env = THIS_SERIALBENCH.serialbench("--rounds", str(processes), "--quiet", "--no-summary", *patterns,
+                                             *(["--cpus", str(cpus)] if cpus else []), "-o", str(out))
+    done = subprocess.run(argv, cwd=scratch, env=env, capture_output=True, text=True)
     if not out.exists():
         say(f"the run failed: {last_line(done.stderr) or f'exit status {done.returncode}'}")
         return {}
@@ -93,7 +88,7 @@ def time_with_compare(names: list[str], rounds: int, say, cpus: int | None) -> d
 
 def time_with_plain_loop(names: list[str], processes: int, say) -> dict[str, list[float]]:
     """Each of `processes` fresh processes' median, per benchmark."""
-    environment = {**this_serialbench(), **worker_variables()}
+    environment = worker_environment(THIS_SERIALBENCH)
     medians = {}
     for name in names:
         found = []

@@ -1,11 +1,11 @@
 """`python -m serialbench compare`: did this change make the selected benchmarks cheaper?
 
-The change is between two sides (measure/sides.py): two git revisions of the cases, two
+The change is between two sides (sides/sides.py): two git revisions of the cases, two
 environments (libraries installed at other versions or from a local checkout, or another
 interpreter), or both. The timing interleaves them, a lane each (measure/engine.py), the verdicts
 come from core/stats.py through verdicts/paired.py, the table from views/verdict_table.py, and
 both sides' result files stay in results/ of the working directory. Before any timing, each side
-makes its selection once, in its own environment, and is checked and named (measure/side_setup.py):
+makes its selection once, in its own environment, and is checked and named (sides/checks.py):
 what a side cannot run is said, one line per cause, and left out. An interrupted session still
 prints its table and writes its files, and exits 130.
 
@@ -31,16 +31,12 @@ from serialbench.commands.options import (
     settings_from,
 )
 from serialbench.core.errors import UsageError
-from serialbench.measure import commits, overlays
-from serialbench.measure.side_setup import (
-    check_commits,
-    check_selection,
-    check_sides,
-    common_benchmarks,
-    with_environment,
-)
-from serialbench.measure.sides import Side
-from serialbench.measure.worktrees import checkout, work_tree
+from serialbench.sides import commits, overlays
+from serialbench.sides.building import check_commits, with_environment
+from serialbench.sides.checks import check_sides, common_benchmarks
+from serialbench.sides.selection import check_selection
+from serialbench.sides.sides import Side
+from serialbench.sides.worktrees import checkout, work_tree
 
 DESCRIPTION = ("Time two sides interleaved and say which benchmarks changed. A side is a git revision, an "
                "environment (--*-with, --*-python), or both.")
@@ -109,7 +105,7 @@ def count_mode(args) -> str | None:
 
         require_valgrind()
     if chosen == ["memory"]:
-        from serialbench.measure.allocations import available
+        from serialbench.inside.allocations import available
 
         missing = available()
         if missing:

@@ -25,7 +25,7 @@ from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import add_filter_arguments, payload_arguments
 from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
-from serialbench.measure import allocations
+from serialbench.inside import allocations
 from serialbench.measure.memory import DEFAULT_CALLS
 from serialbench.results.files import MEMORY_FORMAT, load, memory_companion, memory_path_for
 from serialbench.results.selection import select_results

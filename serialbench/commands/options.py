@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from serialbench.core.errors import UsageError
 from serialbench.core.parsing import parse_percent
+from serialbench.verdicts import vocabulary
 
 PAYLOAD_HELP = ("your own request (repeatable): NAME:DTYPE[D,...] tensors separated by commas, e.g. "
                 "input_ids:int64[32,512],attention_mask:int64[32,512] (deterministic values), a .npz or .npy "
@@ -58,21 +59,21 @@ def payload_arguments(payloads: Sequence[str]) -> tuple[str, ...]:
 
 
 def filters(patterns: Sequence[str], tier: str | None, inputs: str | None) -> dict:
-    """The selection options, for a side to select by in its own process (measure/side_setup.check_side;
-    a side's payloads travel with the side, measure/sides.py)."""
+    """The selection options, for a side to select by in its own process (sides/checks.check_side;
+    a side's payloads travel with the side, sides/sides.py)."""
     return {"patterns": list(patterns), "tiers": tier, "inputs": inputs}
 
 
 def add_with_argument(cli, who: str = "this command") -> None:
-    """--with SPEC: libraries installed into an overlay first on sys.path (measure/overlays.py)."""
-    from serialbench.measure.overlays import SPEC_HELP
+    """--with SPEC: libraries installed into an overlay first on sys.path (sides/overlays.py)."""
+    from serialbench.sides.overlays import SPEC_HELP
 
     cli.add_argument("--with", dest="with_specs", action="append", default=[], metavar="SPEC",
                      help=f"install SPEC into an overlay first on sys.path for {who} (repeatable): {SPEC_HELP}")
 
 
 def add_build_arguments(cli) -> None:
-    """What a commit's build (PATH@REV, measure/commits.py) gets besides what the commit declares."""
+    """What a commit's build (PATH@REV, sides/commits.py) gets besides what the commit declares."""
     cli.add_argument("--build-with", dest="build_tools", action="append", default=[], metavar="SPEC",
                      help="a build tool every commit's build needs and may not declare (repeatable, e.g. cython): "
                           "the build then runs in an environment of its own with the commit's build requirements "
@@ -86,7 +87,7 @@ def add_build_arguments(cli) -> None:
 
 
 def build_from(args):
-    from serialbench.measure.commits import Build
+    from serialbench.sides.commits import Build
 
     return Build(tuple(args.build_tools), tuple(args.build_steps), args.build_requirements or "")
 
@@ -104,7 +105,7 @@ def add_min_effect(cli) -> None:
 
     cli.add_argument("--min-effect", metavar="PCT",
                      help=f"the smallest change that counts (default {stats.MIN_EFFECT * 100:g}%%): "
-                          + stats.MIN_EFFECT_HELP)
+                          + vocabulary.MIN_EFFECT_HELP)
 
 
 def min_effect(args, default: float | None = None) -> float:

@@ -19,8 +19,8 @@ from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import add_cases_argument, add_with_argument, one_full_name
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_time
-from serialbench.measure import timeloop
-from serialbench.measure.side_setup import overlay_active, run_with_overlay
+from serialbench.inside import timeloop
+from serialbench.sides.run_with import overlay_active, run_with_overlay
 from serialbench.views.profile_table import profile_json, render
 
 DESCRIPTION = "Run one benchmark (FORMAT/IMPL/INPUT/TIER) under cProfile and print where the time goes, per op."
@@ -77,7 +77,7 @@ def run(args, out: Output) -> int:
 
 
 def time_per_op(op, minimum_s: float = 0.2) -> float:
-    """Seconds per call as the harness times it (measure/timeloop.py): warmed up, then doubling
+    """Seconds per call as the harness times it (inside/timeloop.py): warmed up, then doubling
     batches on the thread's CPU clock until one lasts `minimum_s`."""
     timeloop.warm_up(op)
     time_func = timeloop.make_time_func(op, 1)

@@ -37,13 +37,14 @@ from serialbench.core import medians
 from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
 from serialbench.core.parsing import parse_percent
-from serialbench.measure import environment, timeloop
+from serialbench.inside import timeloop
 from serialbench.measure.engine import run_session
 from serialbench.measure.session import MIN_TIME, RUN_DEFAULT, RUN_FAST, RUN_RIGOROUS, Settings, run_settings
-from serialbench.measure.sides import Side
-from serialbench.measure.worktrees import installed_root
 from serialbench.results.files import RESULTS_FORMAT
 from serialbench.results.paths import run_stem, safe_stem, unique_paths
+from serialbench.sides import environment
+from serialbench.sides.sides import Side
+from serialbench.sides.worktrees import installed_root
 from serialbench.views.progress import RoundProgress
 
 DESCRIPTION = ("Time the selected benchmarks, FORMAT/IMPL/INPUT/TIER, each in fresh worker processes, one a round, "
@@ -103,7 +104,7 @@ def arguments(cli: Parser) -> None:
     cli.add_argument("--inherit-environ", help=argparse.SUPPRESS)  # workers inherit the whole environment
 
 
-def settings_from(args) -> Settings:
+def run_settings_from(args) -> Settings:
     """The rule's Settings (the precision asked for among them), from the presets and the options given."""
     if args.fast and args.rigorous:
         raise UsageError("--fast and --rigorous are two presets of the rule; give one")
@@ -161,18 +162,18 @@ def output_path(args, commit: str, dirty: bool, installed: Sequence[str]) -> str
 
 
 def run(args, out: Output) -> int:
-    settings = settings_from(args)
+    settings = run_settings_from(args)
     say = (lambda line: None) if args.quiet else out.print  # the run's progress lines are its answer, on stdout
     warn = out.say
 
     installed = []
     if args.with_specs:  # before the selection, which looks for the libraries on sys.path
-        from serialbench.measure.side_setup import overlay_here
+        from serialbench.sides.run_with import overlay_here
 
         installed = overlay_here(args.with_specs, warn)  # the workers find it on PYTHONPATH
     python = sys.executable
     if args.python:
-        from serialbench.measure.side_setup import resolve_python
+        from serialbench.sides.building import resolve_python
 
         python = resolve_python(args.python)
     benchmarks, cases = select(args.case_dirs, args.patterns, args.tier, args.input, warn, floor=True,

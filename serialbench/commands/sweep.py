@@ -1,7 +1,7 @@
 """`python -m serialbench sweep SPEC SPEC ...`: how a library's cost moved over its releases.
 
-Each SPEC is a side with its own overlay, as compare's --base-with (measure/side_setup.py); a range
-expands to the index's releases in it (measure/releases.py). Every side is checked before any
+Each SPEC is a side with its own overlay, as compare's --base-with (sides/checks.py); a range
+expands to the index's releases in it (sides/releases.py). Every side is checked before any
 timing: a side that fails to install or runs none of the selection is named and left out, and a
 benchmark runs on the sides that can run it. All sides are timed in one interleaved session (one
 per set of sides, when some refuse some benchmarks), a new order each round, with the adaptive
@@ -32,21 +32,17 @@ from serialbench.commands.options import (
     settings_from,
 )
 from serialbench.core.errors import UsageError
-from serialbench.measure import commits, overlays, releases
 from serialbench.measure.engine import run_session
 from serialbench.measure.session import Session, Settings
-from serialbench.measure.side_setup import (
-    check_commits,
-    check_selection,
-    check_sides,
-    sides_with_overlays,
-    with_environment,
-)
-from serialbench.measure.sides import Side
-from serialbench.measure.worktrees import cases_repository, checkout, work_tree
 from serialbench.results import kinds
 from serialbench.results.paths import safe_stem
 from serialbench.results.session_files import machine_metadata, write_session_files
+from serialbench.sides import commits, overlays, releases
+from serialbench.sides.building import check_commits, sides_with_overlays, with_environment
+from serialbench.sides.checks import check_sides
+from serialbench.sides.selection import check_selection
+from serialbench.sides.sides import Side
+from serialbench.sides.worktrees import cases_repository, checkout, work_tree
 from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_rows
 from serialbench.views.progress import budget_line, session_round_line
 from serialbench.views.sweep_table import format_sweep, listed, markdown_sweep

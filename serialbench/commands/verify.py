@@ -31,7 +31,7 @@ from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import add_filter_arguments, add_with_argument
 from serialbench.core.errors import UsageError
 from serialbench.core.parsing import parse_words
-from serialbench.measure.side_setup import overlay_active, run_with_overlay
+from serialbench.sides.run_with import overlay_active, run_with_overlay
 from serialbench.views.payload_matrix import payload_matrix
 from serialbench.views.verify_table import closing_line, edge_legend, format_table, markdown_table, verify_json
 

@@ -6,9 +6,9 @@ protocol between two serialbench processes (JSON lines), not an answer for a use
   fresh interpreter (measure/memory.py), for the `memory` command;
 - `plain NAME`: one benchmark timed by a plain warm loop (measure/plain_loop.py), for `check-harness`.
 
-The timing worker and the counts' workers (measure/worker.py, callgrind_worker.py,
-allocations_worker.py, side_check.py) are scripts run by path, this serialbench's files run with a
-side's serialbench first on sys.path (measure/side_api.py); they have no entry point here.
+The timing worker, the counts' workers and the side check (serialbench/inside/) run in a side's
+process from inside/start.py, this serialbench's files with the side's serialbench first on
+sys.path (inside/side_api.py); they have no entry point here.
 """
 
 from __future__ import annotations

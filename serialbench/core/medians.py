@@ -25,6 +25,8 @@ def coverage(n: int, k: int) -> float:
     """P(the k-th smallest <= median <= the k-th largest) of n independent draws; 0 for k < 1."""
     if k < 1 or 2 * k > n + 1:
         return 0.0
+    # Exact in integers: scipy.stats.binom.cdf(k - 1, n, 0.5) gives the same to 1e-15, but importing
+    # scipy.stats costs every command that reads a session's settings a second.
     below = sum(math.comb(n, i) for i in range(k)) / 2 ** n
     return 1.0 - 2.0 * below
 

@@ -47,14 +47,8 @@ ALPHA = 0.05  # any false flag in a table (A/A: in at most 5% of sessions); fals
 MIN_EFFECT = 0.02  # a change smaller than this is never "slower" or "faster"
 SURE_FRACTION = 0.5  # a flag needs the interval wholly beyond this fraction of the minimum effect
 POWER = 0.8  # "detectable": the change flagged this often
+Z95 = float(ndtri(0.975))  # the normal quantile of a two-sided 95% interval
 SPOILED = math.log(2)  # a round more than 2x from the tested change is a spoiled process, not noise
-FASTER, SLOWER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS = "faster", "slower", "no change", "too noisy to tell", "two speeds"
-AT_THRESHOLD = "at the threshold"
-WORDS = (SLOWER, FASTER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS, AT_THRESHOLD)  # a word's index is its code (judge.py)
-ORDER = (SLOWER, FASTER, NO_CHANGE, AT_THRESHOLD, TOO_NOISY, TWO_SPEEDS)  # as the legend and the counts list them
-MIN_EFFECT_HELP = ("a change smaller than this is never 'slower' or 'faster': a flag needs the estimate to reach "
-                   "it and the whole interval to clear half of it, so that a change of half of it or less is "
-                   "flagged in at most 5%% of tables; 'no change' means the interval lies within plus or minus it")
 # Two speeds: cluster medians at least TWO_SPEED_GAP apart (and at most SPOILED: beyond that the slow ones
 # are spoiled processes, for the set-aside), each cluster at least this share of the rounds, their means
 # at least TWO_SPEED_SEPARATION within-cluster standard deviations apart.
@@ -425,7 +419,11 @@ def unpaired_evidence(base: Sequence[float], head: Sequence[float], min_effect: 
 # --- error control ---------------------------------------------------------------------------------
 
 def benjamini_hochberg(p_values, q: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
-    """Benjamini-Hochberg along the last axis (one table per row): (rejected, how many rejected)."""
+    """Benjamini-Hochberg along the last axis (one table per row): (rejected, how many rejected).
+
+    scipy's `false_discovery_control(p) <= q` flags the same p-values but one exactly on BH's line
+    (p == q j / m), where its m p / j can round above q (tests/test_stats.py): the rule as BH wrote it,
+    p_(j) <= q j / m, is kept."""
     p = np.asarray(p_values, dtype=float)
     m = p.shape[-1]
     ordered = np.sort(p, axis=-1)
@@ -482,28 +480,6 @@ def is_equivalent(p_equivalent, estimate, share: float, min_effect: float, alpha
 
 # --- the row's verdict -----------------------------------------------------------------------------
 
-@dataclass(frozen=True, kw_only=True)
-class Verdict:
-    """HEAD against BASE. Changes are fractions: +0.05 means HEAD takes 5% longer. Built by keyword
-    only: a field added here is one keyword where a verdict is made, and one column where it is shown
-    (views/verdict_table.py).
-
-    [low, high] is the interval at `level`, the confidence the verdict used, so that the legend's rule
-    explains the word from the row alone. p_value: the p behind the word (slower/faster/too noisy: the
-    sequential p of the change test, before the correction across rows, to compare with the level;
-    no change: TOST's p over its look's share)."""
-
-    change: float
-    low: float
-    high: float
-    level: float
-    detectable: float | None  # the change flagged 4 times in 5 alone in the table; None: none could be
-    word: str
-    rounds: int  # the rounds of the look whose evidence the row shows
-    p_value: float
-    modes: tuple | None = None  # two speeds: (BASE's Modes or None, HEAD's Modes or None)
-
-
 def fraction(log_change: float) -> float:
     if math.isnan(log_change):
         return math.nan
@@ -521,7 +497,7 @@ def detectable_change(half_width, half_width95, rounds, min_effect: float, power
     itself, which is estimated from the same rounds (relative standard deviation 1 / sqrt(2 (n - 1)));
     without the latter, 16 rounds in a table of 80 were flagged 73% of the time at the change claimed."""
     theta = threshold(min_effect)
-    se = np.asarray(half_width95) / 1.959964
+    se = np.asarray(half_width95) / Z95
     half_width = np.asarray(half_width)
     margin = float(ndtri(power)) * np.sqrt(se ** 2 + half_width ** 2 / (2 * np.maximum(np.asarray(rounds) - 1, 1)))
     return np.expm1(np.maximum(SURE_FRACTION * theta + half_width + margin, theta + float(ndtri(power)) * se))

@@ -1,10 +1,10 @@
 """The session engine: rounds of fresh worker processes timing every benchmark in lanes, for every command.
 
-A lane is a worker process and a slot in it. A round starts one process per side (measure/worker.py),
+A lane is a worker process and a slot in it. A round starts one process per side (inside/worker.py),
 all alive at once and pinned to one CPU, each with a randomised heap so that process layout is sampled
 as noise over the rounds, not frozen into a bias; they time every running benchmark, in an order
 shuffled for the round, and exit. Start-up (imports, numpy, a case's libraries) is paid once a side a
-round, not once a benchmark. With Settings.cpus of 2 or more, a step runs that many rounds at once,
+round, not once a benchmark. With Settings.cpus of 2 or more, a batch runs that many rounds at once,
 one a CPU. Each benchmark's lanes prepare it and take values in turn, a cycle at a time, milliseconds
 apart, on their round's CPU: the machine's speed, which here changes within a second, is nearly the
 same for the values of a cycle.
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from serialbench.measure import plan as plan_rule
 from serialbench.measure.lanes import CaseError, lanes_of, time_benchmark
 from serialbench.measure.process import Process, WorkerFailed
-from serialbench.measure.session import RoundDone, Session, Settings
-from serialbench.measure.sides import Side
+from serialbench.measure.session import RoundDone, Session, Settings, serves
+from serialbench.sides.sides import Side
 
 
 def run_session(sides: Sequence[Side], names: Sequence[str], settings: Settings,
@@ -57,11 +57,11 @@ def run_session(sides: Sequence[Side], names: Sequence[str], settings: Settings,
     looks = settings.looks
     try:
         while running and look_index < len(looks):
-            step_started = time.monotonic()
-            count, before_step = rounds_at_once(settings.cpus, looks[look_index] - session.rounds), len(running)
+            batch_started = time.monotonic()
+            count, before_batch = rounds_at_once(settings.cpus, looks[look_index] - session.rounds), len(running)
             time_rounds(session, running, floors, settings, say, count, rng)
             running = [name for name in running if name not in session.failed]
-            took, spent = time.monotonic() - step_started, time.monotonic() - started
+            took, spent = time.monotonic() - batch_started, time.monotonic() - started
             time_up = settings.max_seconds is not None and spent + took > settings.max_seconds
             before = len(running)
             if session.rounds >= looks[look_index] or time_up:
@@ -74,7 +74,7 @@ def run_session(sides: Sequence[Side], names: Sequence[str], settings: Settings,
                     session.budget_rounds.update((name, session.rounds) for name in final)
                 running = still_running(running, settle(session, list(running), look_index, final), floors)
                 look_index += 1
-            progress(RoundDone(session.rounds, took, before_step, spent, before, len(running),
+            progress(RoundDone(session.rounds, took, before_batch, spent, before, len(running),
                                rounds_left(session, running, settings, look_index), time_up, count))
             if time_up:
                 break
@@ -108,8 +108,7 @@ def rounds_left(session: Session, running: Sequence[str], settings: Settings, lo
 def still_running(running: list[str], settled: set[str], floors: Mapping[str, str | None]) -> list[str]:
     """The benchmarks that go on: those not settled, and the floors that one of them still needs."""
     going = [name for name in running if name not in settled]
-    needed = {floors.get(name) for name in going}
-    return [name for name in running if name in going or name in needed]
+    return [name for name in running if name in going or serves(name, going, floors)]
 
 
 def rounds_at_once(cpus: int, until_look: int) -> int:
@@ -120,8 +119,8 @@ def rounds_at_once(cpus: int, until_look: int) -> int:
 
 
 def round_cpu(first_round: int, position: int, count: int, cpus: list[int]) -> int:
-    """The CPU of the round at `position` in a step of `count` rounds from `first_round`: a step's
-    rounds take one CPU each, and the CPUs move on by one every step, so that over the steps each CPU
+    """The CPU of the round at `position` in a batch of `count` rounds from `first_round`: a batch's
+    rounds take one CPU each, and the CPUs move on by one every batch, so that over the batches each CPU
     carries rounds of either parity (the parity sets which side starts a cycle: lanes.cycle_order)
     and a CPU's own speed is spread over the rounds, not given to some.
 
@@ -134,16 +133,16 @@ def round_cpu(first_round: int, position: int, count: int, cpus: list[int]) -> i
 
 def time_rounds(session: Session, names: Sequence[str], floors: Mapping[str, str | None], settings: Settings,
                 say: Callable[[str], None], count: int = 1, rng: random.Random | None = None) -> None:
-    """A step: `count` rounds of `names` at once, each on a CPU of its own, with its own workers and its
+    """A batch: `count` rounds of `names` at once, each on a CPU of its own, with its own workers and its
     own shuffled order (a round alone keeps the coordinating thread off its workers' CPU)."""
     rng = rng or random.Random()
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    step = Step(session, floors, settings, say, PlanLocks(), threading.Lock(), threading.Event())
+    batch = Batch(session, floors, settings, say, PlanLocks(), threading.Lock(), threading.Event())
     rounds = []
     for index in range(session.rounds, session.rounds + count):
         order = list(names)
         rng.shuffle(order)
-        rounds.append(Round(step, index, deque(order)))
+        rounds.append(Round(batch, index, deque(order)))
     placed = [(round_, round_cpu(session.rounds, position, count, cpus) if cpus else None)
               for position, round_ in enumerate(rounds)]
     others = [threading.Thread(target=time_round, args=(round_, cpu, False), daemon=True) for round_, cpu in placed[1:]]
@@ -152,7 +151,7 @@ def time_rounds(session: Session, names: Sequence[str], floors: Mapping[str, str
     try:
         time_round(*placed[0], alone=not others)
     except BaseException:
-        step.stopping.set()  # Ctrl-C: the other rounds' workers got it too; no benchmark of theirs fails for it
+        batch.stopping.set()  # Ctrl-C: the other rounds' workers got it too; no benchmark of theirs fails for it
         for round_ in rounds:  # and the other rounds take no further benchmark
             round_.order.clear()
         raise
@@ -160,14 +159,14 @@ def time_rounds(session: Session, names: Sequence[str], floors: Mapping[str, str
         for thread in others:
             thread.join()
         session.rounds += count
-        for per_side in session.runs.values():  # the step's rounds finished in any order: keep round order
+        for per_side in session.runs.values():  # the batch's rounds finished in any order: keep round order
             for runs in per_side.values():
                 runs.sort(key=lambda run: run.round)
 
 
 @dataclass
-class Step:
-    """What a step's rounds share: the session and its settings, a lock for planning an op, one for
+class Batch:
+    """What a batch's rounds share: the session and its settings, a lock for planning an op, one for
     recording, and the stop."""
 
     session: Session
@@ -181,15 +180,15 @@ class Step:
 
 @dataclass
 class Round:
-    """One round of a step: its index, and the benchmarks it has not yet taken."""
+    """One round of a batch: its index, and the benchmarks it has not yet taken."""
 
-    step: Step
+    batch: Batch
     index: int
     order: deque
 
 
 class PlanLocks:
-    """A lock an op: two rounds never plan the same op at once (a step's rounds time the same ops)."""
+    """A lock an op: two rounds never plan the same op at once (a batch's rounds time the same ops)."""
 
     def __init__(self):
         self.locks: dict[str, threading.Lock] = {}
@@ -205,7 +204,7 @@ def time_round(round_: Round, cpu: int | None, alone: bool) -> None:
 
     Alone, the thread that coordinates them stays off their CPU; beside other rounds it is pinned to
     its own round's CPU, where it runs only while its workers wait for it, never while they time."""
-    step, session = round_.step, round_.step.session
+    batch, session = round_.batch, round_.batch.session
     own_cpus = os.sched_getaffinity(0) if cpu is not None else set()
     if len(own_cpus) > 1:
         os.sched_setaffinity(0, own_cpus - {cpu} if alone else {cpu})  # 0: this thread (Linux)
@@ -218,18 +217,18 @@ def time_round(round_: Round, cpu: int | None, alone: bool) -> None:
         while round_.order:
             try:
                 name = current = round_.order.popleft()
-            except IndexError:  # the step was stopped (Ctrl-C)
+            except IndexError:  # the batch was stopped (Ctrl-C)
                 break
             if name in session.failed:
                 continue
             try:
-                runs = time_benchmark(session, processes, lanes_of(name, len(processes), step.floors),
-                                      step.settings, round_.index, step.planning)
+                runs = time_benchmark(session, processes, lanes_of(name, len(processes), batch.floors),
+                                      batch.settings, round_.index, batch.planning)
             except CaseError as exc:
-                with step.recording:
-                    fail(session, name, str(exc), step.say)
+                with batch.recording:
+                    fail(session, name, str(exc), batch.say)
                 continue
-            with step.recording:  # a benchmark another round failed meanwhile keeps no runs
+            with batch.recording:  # a benchmark another round failed meanwhile keeps no runs
                 if name not in session.failed:
                     for side, run in zip(session.sides, runs):
                         session.runs[side.label].setdefault(name, []).append(run)
@@ -237,9 +236,9 @@ def time_round(round_: Round, cpu: int | None, alone: bool) -> None:
     except WorkerFailed as exc:
         # A worker died (a crash in a case's C code): the benchmark it was on is dropped, the round's
         # finished benchmarks are kept, and the next round starts new workers.
-        if current and not (exc.interrupted or step.stopping.is_set()):
-            with step.recording:
-                fail(session, current, str(exc), step.say)
+        if current and not (exc.interrupted or batch.stopping.is_set()):
+            with batch.recording:
+                fail(session, current, str(exc), batch.say)
     finally:
         for process in processes:
             process.close()

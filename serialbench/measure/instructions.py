@@ -38,10 +38,9 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from serialbench.core.errors import UsageError
-from serialbench.measure.sides import Side, worker_environment
+from serialbench.sides.sides import Side
 
 MARKER = "_PyEval_CallTracing"  # sys.call_tracing's C function; no serializer calls it
 TARGET_INSTRUCTIONS = 20_000_000  # per counted region: a few tenths of a second under callgrind
@@ -51,7 +50,6 @@ THRESHOLD = 0.01  # two runs of one revision agree within 0.5% (tests); call 1% 
 CACHE = ("--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=33554432,16,64")
 WEIGHTS = {"L1 hit": 1, "LL hit": 5, "memory": 35}  # iai-callgrind's
 
-WORKER = Path(__file__).with_name("callgrind_worker.py")
 
 
 @dataclass(frozen=True)
@@ -87,9 +85,10 @@ def count_instructions(side: Side, name: str, calls: int | None = None, cycles: 
                    "target": TARGET_INSTRUCTIONS, "max_calls": MAX_CALLS, "calls": calls or 0}
         cmd = [valgrind, "--tool=callgrind", "--quiet", "--collect-atstart=no", f"--toggle-collect={MARKER}",
                f"--dump-after={MARKER}", f"--callgrind-out-file={out}", *(CACHE if cycles else ()),
-               side.python, "-P", str(WORKER), json.dumps(request)]
-        env = {**worker_environment(side), "PYTHONHASHSEED": "0"}
-        done = subprocess.run(cmd, cwd=side.root, env=env, capture_output=True, text=True)
+               ]
+        argv, env = side.command("callgrind_worker", request)
+        done = subprocess.run([*cmd, *argv], cwd=side.root, env={**env, "PYTHONHASHSEED": "0"},
+                              capture_output=True, text=True)
         if done.returncode != 0:
             lines = [line for line in done.stderr.splitlines() if line.strip()]
             return Count(name, None, error=lines[-1] if lines else f"valgrind exited with status {done.returncode}")

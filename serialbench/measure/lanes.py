@@ -16,8 +16,8 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from serialbench.inside import timeloop
 from serialbench.measure import plan as plan_rule
-from serialbench.measure import timeloop
 from serialbench.measure.process import Process
 from serialbench.measure.session import FLOOR_RATIO, Run, Session, Settings
 
@@ -105,7 +105,7 @@ def plan_unplanned(session: Session, processes: Sequence[Process], lanes: Sequen
         if lane.name in session.plans or any(other.name == lane.name for other in lanes[:index]):
             continue
         with planning(lane.name) if planning else contextlib.nullcontext():
-            if lane.name in session.plans:  # another round of the step planned it meanwhile
+            if lane.name in session.plans:  # another round of the batch planned it meanwhile
                 continue
             process = processes[lane.process]
             answer = prepare(session, processes, lanes, [index], settings, time_call=True)[index]

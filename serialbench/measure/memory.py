@@ -1,7 +1,7 @@
 """Memory per op, measured in a worker of its own (commands/memory.py runs one per FORMAT/IMPL).
 
 Per benchmark, allocations per op: B/op and allocs/op, every allocation call of one op, native ones
-included (measure/allocations.py, memray), less the harness's own, counted the same way on
+included (inside/allocations.py, memray), less the harness's own, counted the same way on
 baseline/noop in the same worker. Then, with tracemalloc on and the garbage collector off, each
 call of the op records:
 - peak: the most traced memory above the level before the call, while the call ran (the
@@ -22,7 +22,7 @@ import time
 import tracemalloc
 from collections.abc import Sequence
 
-from serialbench.measure import allocations
+from serialbench.inside import allocations
 
 NOOP = ("baseline", "noop")  # the harness's own allocations per op
 DEFAULT_CALLS = 5

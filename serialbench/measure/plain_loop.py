@@ -12,7 +12,7 @@ import json
 import statistics
 
 from serialbench.catalog.registry import CaseFailed, prepare, select
-from serialbench.measure import timeloop
+from serialbench.inside import timeloop
 
 VALUES = 5
 PLAIN_MIN_TIME = 0.02  # seconds per value: ten of the run's values

@@ -2,7 +2,7 @@
 
 An op is planned once per session, the first time it is timed, from two things: the answer of the
 prepare that calibrated its loops (the worker doubles them until a value takes --min-time, and
-unrolls ten calls an iteration at the cheap tiers: measure/timeloop.py), and the seconds of one call
+unrolls ten calls an iteration at the cheap tiers: inside/timeloop.py), and the seconds of one call
 measured warm (the worker's value taken after REWARM_CALLS untimed calls: a fresh process's first
 value is cold, a 4 MB copy's 770 us where warm it takes 160 us, and a re-warm planned from the cold
 figure came out too short). The run and compare both plan here, so an op is timed the same way by
@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import math
 
-from serialbench.measure import timeloop
+from serialbench.inside import timeloop
 from serialbench.measure.session import Plan, Settings
 
 # compare's values a round: as many cycles as fit in BENCHMARK_SECONDS for all its lanes together, at
 # most MAX_CYCLES; an op that fills fewer than MIN_CYCLES gets no warm cycle (prepare's call warmed it).
 # Twelve, not the fifty that fit: a round's estimate varies mostly with its pair of processes, not with
-# its cycles. In an A/A of triton-binary/* (24 rounds, 132 benchmarks), the first 12 of each round's
-# cycles gave round estimates of 1.61% (median sd) against 1.43% for all 50, and 109 rows decided by
-# 16 rounds against 116, for rounds of half the cost (docs/findings/two-cpus.md).
+# its cycles, so more cycles buy little precision for their cost (docs/findings/two-cpus.md).
 BENCHMARK_SECONDS = 0.3
 MIN_CYCLES, MAX_CYCLES = 3, 12
 
@@ -43,8 +41,7 @@ def rewarm_calls(per_call: float) -> int:
 def timed_by_its_first_call(answer: dict) -> bool:
     """Whether the calibrating prepare's own call (its answer's "first_call") took TIMED_FIRST_CALL or
     more: such an op is not called again, to plan it or for a value."""
-    first = answer.get("first_call")
-    return first is not None and first >= timeloop.TIMED_FIRST_CALL
+    return timeloop.timed_by_its_first_call(answer.get("first_call"))
 
 
 def plan_op(answer: dict, warm_per_call: float | None = None) -> Plan:
@@ -57,7 +54,7 @@ def plan_op(answer: dict, warm_per_call: float | None = None) -> Plan:
     else:
         per_call = warm_per_call
     return Plan(answer["loops"], answer["inner_loops"], rewarm_calls(per_call), slow=per_call >= timeloop.SLOW_CALL,
-                first_call=per_call >= timeloop.TIMED_FIRST_CALL, per_call=per_call)
+                first_call=timeloop.timed_by_its_first_call(per_call), per_call=per_call)
 
 
 def values_a_round(plan: Plan, settings: Settings, lanes: int) -> int:

@@ -1,4 +1,4 @@
-"""One worker process of a round (measure/worker.py): JSON requests on its stdin, replies on its stdout.
+"""One worker process of a round (inside/worker.py): JSON requests on its stdin, replies on its stdout.
 
 Its hello names the protocol it speaks and the side's worker API; a side that speaks none this
 serialbench can use is refused in one line before anything is timed.
@@ -14,10 +14,8 @@ import tempfile
 from pathlib import Path
 
 from serialbench.core.errors import UsageError
-from serialbench.measure.side_api import PROTOCOL
-from serialbench.measure.sides import Side, worker_environment
-
-WORKER = Path(__file__).with_name("worker.py")
+from serialbench.inside.side_api import PROTOCOL
+from serialbench.sides.sides import Side
 
 
 class WorkerFailed(Exception):
@@ -37,8 +35,8 @@ class Process:
         self.stderr = tempfile.TemporaryFile(mode="w+")
         config = {"case_dirs": list(side.case_dirs), "payloads": list(side.payloads),
                   "distributions": list(side.distributions)}
-        self.popen = subprocess.Popen([side.python, "-P", str(WORKER), json.dumps(config)], cwd=side.root,
-                                      env=worker_environment(side), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        argv, env = side.command("worker", config)
+        self.popen = subprocess.Popen(argv, cwd=side.root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=self.stderr, text=True, bufsize=1)
         if cpu is not None:
             os.sched_setaffinity(self.popen.pid, {cpu})

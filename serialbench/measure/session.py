@@ -13,17 +13,14 @@ the verdicts, the result files and the views without knowing how the values were
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from serialbench.core.medians import least_rounds
-from serialbench.measure.sides import Side
+from serialbench.sides.sides import Side
 
-# Seconds a value: short, so that the values of a cycle are milliseconds apart. 1 ms, not 2: alternated
-# --fast runs of triton-binary/* took 25-26 s against 34-35 s, with as many rows within +-5% (98 and 88
-# against 87 and 93), multiples as wide (5.0-5.9% against 5.3-5.5%) and medians 1.00x at 1K and 10K,
-# 0.99x at 100K and 0.98x at 1M; check-harness kept run/plain at 1.010 and compare/plain at 1.002
-# (docs/findings/two-cpus.md).
+# Seconds a value: short, so that the values of a cycle are milliseconds apart; as precise a run as
+# at 2 ms, in two thirds of its time (docs/findings/two-cpus.md).
 MIN_TIME = 0.001
 # The rounds at which compare looks at its undecided benchmarks. The look at 64 is for the noisiest,
 # mostly at 1M (3-4% a round here): 32 rounds confirmed "no change" for about 4 in 10 of those in
@@ -32,9 +29,8 @@ LOOKS = (8, 16, 32, 64)
 MAX_MINUTES = 20.0  # compare's default --max-time
 # compare's default --benchmark-budget: seconds of calls a benchmark may take on each side. Only ops of
 # a quarter of a second a call or more reach it (a cheap op's round takes at most plan.BENCHMARK_SECONDS
-# of values): a call of 1 s gets its look at 16 rounds, 0.5 s at 32. In an A/A of triton-binary/*, three KServe
-# decoders of 0.16-1.6 s a call held 2.3 of the session's 6.6 min after the look at 32 rounds, for
-# rows already known to within +-2-4% (docs/findings/two-cpus.md).
+# of values): a call of 1 s gets its last look at 16 rounds, 0.5 s at 32, so that a few slow decoders
+# do not hold a session for rows already known to a few percent (docs/findings/two-cpus.md).
 BUDGET_SECONDS = 30.0
 FLOOR_RATIO = "serialbench_floor_ratio"  # a run's exp(median over its cycles of log(op / floor))
 
@@ -161,3 +157,9 @@ class Session:
 
     def rounds_of(self, name: str) -> int:
         return len(self.runs[self.sides[0].label].get(name, []))
+
+
+def serves(floor: str, going: Sequence[str], floors: Mapping[str, str | None]) -> bool:
+    """Whether `floor` is the floor of one of the benchmarks that go on: a floor keeps running while it
+    serves a benchmark (the run's multiple of the floor takes both in the same processes)."""
+    return any(floors.get(name) == floor for name in going)

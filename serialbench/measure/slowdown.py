@@ -9,7 +9,7 @@ An op slower than 100 us, of which a value holds few calls, instead counts on ev
 a pure-Python loop of that many iterations.
 
 How much extra work makes the fraction is measured in the timed loop's own shape (ten calls a
-loop, as measure/timeloop.py times a cheap op), then checked: the wrapped op is timed with and
+loop, as inside/timeloop.py times a cheap op), then checked: the wrapped op is timed with and
 without the extra work, in turns, and what the work added is kept as `landed`. Where it is far
 off (under half the slowdown or over twice) by more than the check's own spread, the amount is
 scaled by what landed and checked once more: at 1K the work can land short (figures in
@@ -33,7 +33,7 @@ import statistics
 from pathlib import Path
 
 from serialbench.catalog.discovery import BUILTIN_CASES_DIR, discover
-from serialbench.measure import timeloop
+from serialbench.inside import timeloop
 
 CHEAP = 100e-6  # seconds per call below which a value holds hundreds of calls
 BLOCK_SECONDS = 0.005  # one timed block of a comparison in turns

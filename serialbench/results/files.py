@@ -50,7 +50,7 @@ class Memory:
     retained_bytes: int  # traced memory the op's result still holds when it returns
     calls: int
     # Go's B/op and allocs/op: every allocation call during one op, native ones included, the harness's
-    # own (baseline/noop) taken off (measure/allocations.py); None in a format 1 file or without memray.
+    # own (baseline/noop) taken off (inside/allocations.py); None in a format 1 file or without memray.
     bytes_per_op: float | None = None
     allocs_per_op: float | None = None
 

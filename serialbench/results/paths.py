@@ -3,7 +3,8 @@
 A run is named after the commit of the serialbench checkout it ran from (`results/<sha>[-dirty].json`),
 or, installed from a wheel with no checkout, after the date and time (`results/run-20261130-194501.json`).
 No name is ever reused: an existing file gets a sibling with -2, -3... The folder is the user's own:
-this repository's .gitignore ignores `/results/`, so a run from a clone leaves `git status` clean.
+this repository's .gitignore ignores what a run writes there (plain .json; the committed reference and
+showcases beside them are .json.gz), so a run from a clone leaves `git status` clean.
 """
 
 from __future__ import annotations

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pyperf
 
+from serialbench.inside.timeloop import CLOCK_NAME
 from serialbench.measure.session import Run, Session, Settings
-from serialbench.measure.sides import Side
-from serialbench.measure.timeloop import CLOCK_NAME
 from serialbench.results.files import RESULTS_FORMAT
 from serialbench.results.paths import safe_stem, unique_paths
+from serialbench.sides.sides import Side
 
 
 def session_benchmarks(session: Session, label: str, metadata: dict) -> list[pyperf.Benchmark]:
@@ -52,7 +52,7 @@ def runs_of(bench: pyperf.Benchmark) -> list[Run]:
 
 
 def side_metadata(side: Side, session_id: str) -> dict:
-    from serialbench.measure.environment import metadata as state
+    from serialbench.sides.environment import metadata as state
 
     data = {"serialbench_side": side.description, "serialbench_session": session_id,
             "serialbench_commit": side.commit or "unknown", "serialbench_dirty": int(side.dirty),

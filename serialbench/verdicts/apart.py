@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from serialbench.catalog.registry import FLOOR
 from serialbench.core import stats
 from serialbench.results.files import Result, ResultFile
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.judge import Judged, judge_unpaired
 from serialbench.verdicts.paired import medians
 from serialbench.verdicts.timings import floor_ratios
@@ -38,13 +39,13 @@ MULTIPLE, TIME = "multiple", "time"  # what a row was judged on
 class Drift:
     """How far the floor moved from BASE to NEW: the typical change of the floor rows' times."""
 
-    verdict: stats.Verdict | None  # None: no floor row timed in both files
+    verdict: vocabulary.Verdict | None  # None: no floor row timed in both files
     floors: int  # the floor rows timed in both
 
     def allows_time(self) -> bool:
         """Whether a time may be judged: the floor is shown to have moved less than the minimum effect
         (its own verdict is no change), or the files time no floor at all (the report says so)."""
-        return self.verdict is None or self.verdict.word == stats.NO_CHANGE
+        return self.verdict is None or self.verdict.word == vocabulary.NO_CHANGE
 
 
 @dataclass(frozen=True)
@@ -92,19 +93,19 @@ def floor_drift(base: ResultFile, new: ResultFile, min_effect: float = stats.MIN
     return Drift(rows_at_once([row.verdict for row in rows]), len(pairs))
 
 
-def rows_at_once(verdicts: Sequence[stats.Verdict]) -> stats.Verdict:
+def rows_at_once(verdicts: Sequence[vocabulary.Verdict]) -> vocabulary.Verdict:
     """A few floor rows, too few for a test across them (the sign test needs six for an interval at 95%),
     as one verdict: the median change within the hull of their intervals, its word theirs where they all
     agree (no change only where every floor is shown to have stayed put), else too noisy to tell."""
     words = {verdict.word for verdict in verdicts}
-    return stats.Verdict(change=statistics.median(v.change for v in verdicts), low=min(v.low for v in verdicts),
+    return vocabulary.Verdict(change=statistics.median(v.change for v in verdicts), low=min(v.low for v in verdicts),
                          high=max(v.high for v in verdicts), level=min(v.level for v in verdicts), detectable=None,
-                         word=words.pop() if len(words) == 1 else stats.TOO_NOISY,
+                         word=words.pop() if len(words) == 1 else vocabulary.TOO_NOISY,
                          rounds=min(v.rounds for v in verdicts), p_value=max(v.p_value for v in verdicts))
 
 
 def judge_apart(pairs: Sequence[tuple[Result, Result]], drift: Drift, min_effect: float = stats.MIN_EFFECT
-                ) -> tuple[dict[str, Judged], dict[str, Basis], stats.Verdict | None]:
+                ) -> tuple[dict[str, Judged], dict[str, Basis], vocabulary.Verdict | None]:
     """The verdict of each timed pair (BASE, NEW) that may be judged, in one table (one BH correction):
     on its multiples where both sides have them, else on its times where the drift allows; the bases of
     every pair (a TIME basis absent from the verdicts is FLOOR_MOVED); and the selection row, the

@@ -26,12 +26,13 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from serialbench.core import stats
 from serialbench.core.formatting import format_interval
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.steps import Step
 
 SWEEP_AT = 4  # a bracket of at most this many releases, its ends included, is timed whole
-WANTED = {"slower": {stats.SLOWER}, "faster": {stats.FASTER}, "changed": {stats.SLOWER, stats.FASTER}}
+WANTED = {"slower": {vocabulary.SLOWER}, "faster": {vocabulary.FASTER},
+          "changed": {vocabulary.SLOWER, vocabulary.FASTER}}
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ class Result:
         """The step's part of the whole change (log changes add up); None when the whole is no change
         (the steps then cancel) or has no estimate."""
         whole = self.whole
-        if whole is None or whole.verdict not in (stats.SLOWER, stats.FASTER, stats.AT_THRESHOLD):
+        if whole is None or whole.verdict not in (vocabulary.SLOWER, vocabulary.FASTER, vocabulary.AT_THRESHOLD):
             return None
         if not (-1 < whole.change and -1 < step.change) or whole.change == 0:
             return None
@@ -91,7 +92,7 @@ class Search:
         the direction asked (measured, about the minimum effect: a bracket of it may hold a larger one)."""
         if step.verdict in self.wanted:
             return True
-        if step.verdict != stats.AT_THRESHOLD:
+        if step.verdict != vocabulary.AT_THRESHOLD:
             return False
         return {"slower": step.change > 0, "faster": step.change < 0}.get(self.direction, True)
 
@@ -147,7 +148,7 @@ class Search:
         first = result.whole is whole
         later = []
         for step in halves:
-            if step.verdict == stats.TOO_NOISY:
+            if step.verdict == vocabulary.TOO_NOISY:
                 why = self.out_of_budget()
                 if why:  # the budget ran out during the session: its last look was cut short
                     result.unsearched.append((Bracket(step.before, step.after, step), why))
@@ -162,7 +163,7 @@ class Search:
                     result.steps.append(step)
                 else:
                     later.append(Bracket(step.before, step.after, step))
-        decided = all(step.verdict != stats.TOO_NOISY for step in halves)
+        decided = all(step.verdict != vocabulary.TOO_NOISY for step in halves)
         if decided and not any(self.worth_searching(step) for step in halves):
             if whole.verdict in self.wanted and len(chosen) > 2:
                 result.notes.append(f"{whole.before} -> {whole.after} changed ({change_text(whole)}) but no step "
@@ -172,7 +173,7 @@ class Search:
                 result.notes.append(f"no step of {' nor '.join(f'{s.before} -> {s.after}' for s in halves)} changed, "
                                     f"though an earlier session put a change between {bracket.low} and "
                                     f"{bracket.high}: the steps are near the minimum effect")
-            elif first and whole.verdict == stats.TOO_NOISY:
+            elif first and whole.verdict == vocabulary.TOO_NOISY:
                 result.notes.append(f"no step changed, and {whole.before} -> {whole.after} is too noisy to tell "
                                     f"({change_text(whole)})")
         return later

@@ -3,7 +3,7 @@
 - instructions: instructions per op under callgrind (measure/instructions.py);
 - cycles: estimated cycles per op from callgrind's cache simulation, the same regions, so that a copy
   or a cache-hostile layout shows beside the work;
-- memory: bytes and allocation calls per op (measure/allocations.py), counted by memray with native
+- memory: bytes and allocation calls per op (inside/allocations.py), counted by memray with native
   allocations.
 Counts, not timings: no rounds, no statistics. Two runs of one side agree to within a known
 spread, so a change is a difference beyond a tolerance: --min-effect where the user gives it, each
@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from serialbench.measure.sides import Side
+from serialbench.sides.sides import Side
 
 MODES = ("instructions", "cycles", "memory")
 SAME = "same"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from serialbench.core import stats
 from serialbench.results.files import Result, ResultFile, load
-from serialbench.verdicts import apart
+from serialbench.verdicts import apart, vocabulary
 from serialbench.verdicts import paired as paired_rows
 from serialbench.verdicts.timings import paired_multiple
 
@@ -28,9 +28,9 @@ class Change:
     base: Result
     new: Result
     ratio: float | None  # median NEW / median BASE
-    verdict: str  # a word of stats.WORDS; "not timed" when a side has no values
+    verdict: str  # a word of vocabulary.WORDS; "not timed" when a side has no values
     change: float | None = None  # the engine's estimate, NEW/BASE - 1
-    judged: stats.Verdict | None = None  # the whole verdict (interval, level, detectable); None: not timed
+    judged: vocabulary.Verdict | None = None  # the whole verdict (interval, level, detectable); None: not timed
     basis: str = apart.TIME  # what the verdict judged: apart.TIME, or apart.MULTIPLE (two runs apart)
     base_multiple: float | None = None  # each side's multiple of the floor, where a MULTIPLE basis judged it
     new_multiple: float | None = None
@@ -43,7 +43,7 @@ class FileChanges:
 
     changes: list[Change]
     paired: bool
-    selection: stats.Verdict | None
+    selection: vocabulary.Verdict | None
     drift: apart.Drift | None = None
 
 
@@ -140,7 +140,7 @@ def is_one_session(base: ResultFile, new: ResultFile) -> bool:
 
 
 def compare_files(base_path: str, head_path: str, min_effect: float | None = None
-                  ) -> tuple[list, stats.Verdict | None, bool, float]:
+                  ) -> tuple[list, vocabulary.Verdict | None, bool, float]:
     """The rows of two result files, their selection row, whether they were paired (both from one compare
     session, whose looks and minimum effect they replay) and the minimum effect judged with."""
     files = [load(path, with_memory=False) for path in (base_path, head_path)]

@@ -37,9 +37,10 @@ import numpy as np
 from scipy.stats import binom
 
 from serialbench.core import stats
+from serialbench.verdicts import vocabulary
 
-CODES = {word: code for code, word in enumerate(stats.WORDS)}
-SLOWER, FASTER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS, AT_THRESHOLD = (CODES[word] for word in stats.WORDS)
+CODES = {word: code for code, word in enumerate(vocabulary.WORDS)}
+SLOWER, FASTER, NO_CHANGE, TOO_NOISY, TWO_SPEEDS, AT_THRESHOLD = (CODES[word] for word in vocabulary.WORDS)
 TWO_SPEED_ROUNDS = 16  # the guard looks from this many rounds on: fewer rounds fake clusters too often
 
 
@@ -217,14 +218,14 @@ class Judged:
     """A benchmark's verdict, by name: what the judge gives for each row of its table."""
 
     name: str
-    verdict: stats.Verdict
+    verdict: vocabulary.Verdict
 
 
-def verdict_at(out: dict[str, np.ndarray], index, modes=None) -> stats.Verdict:
+def verdict_at(out: dict[str, np.ndarray], index, modes=None) -> vocabulary.Verdict:
     value = {key: float(out[key][index]) for key in ("change", "low", "high", "level", "detectable", "p_value")}
-    return stats.Verdict(change=value["change"], low=value["low"], high=value["high"], level=value["level"],
+    return vocabulary.Verdict(change=value["change"], low=value["low"], high=value["high"], level=value["level"],
                          detectable=None if math.isnan(value["detectable"]) else value["detectable"],
-                         word=stats.WORDS[int(out["word"][index])], rounds=int(out["rounds"][index]),
+                         word=vocabulary.WORDS[int(out["word"][index])], rounds=int(out["rounds"][index]),
                          p_value=value["p_value"], modes=modes)
 
 
@@ -304,13 +305,13 @@ class Judge:
         return [Judged(name, verdict_at(out, (0, self.index[name]), self.modes.get(name)))
                 for name in self.names if name in self.estimates]
 
-    def selection_row(self) -> stats.Verdict | None:
+    def selection_row(self) -> vocabulary.Verdict | None:
         """The typical change over the selection (selection_verdict)."""
         return selection_verdict(list(self.estimates.values()), self.looks[0], self.min_effect, self.alpha)
 
 
 def selection_verdict(series: Sequence[Sequence[float]], first_look: int, min_effect: float = stats.MIN_EFFECT,
-                      alpha: float = stats.ALPHA) -> stats.Verdict | None:
+                      alpha: float = stats.ALPHA) -> vocabulary.Verdict | None:
     """The typical change over benchmarks' round estimates, on the first look's rounds (those every
     benchmark ran). None for a selection of one: its row says it, and a second verdict on fewer rounds
     could only contradict it."""
@@ -329,7 +330,7 @@ def judge_paired(estimates: Mapping[str, Sequence[float]], looks: Sequence[int],
                  min_effect: float = stats.MIN_EFFECT, alpha: float = stats.ALPHA,
                  times: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
                  final_at: int | None = None, budget_at: Mapping[str, int] | None = None
-                 ) -> tuple[list[Judged], stats.Verdict | None]:
+                 ) -> tuple[list[Judged], vocabulary.Verdict | None]:
     """The two files of one compare session: its looks replayed from each benchmark's rounds, so that
     `report BASE HEAD` prints the verdicts compare printed (the final flags depend only on each
     benchmark's looks, not on when it stopped). A benchmark with fewer rounds than the most stopped at the
@@ -353,7 +354,7 @@ def judge_paired(estimates: Mapping[str, Sequence[float]], looks: Sequence[int],
 
 def judge_unpaired(base: Mapping[str, Sequence[float]], head: Mapping[str, Sequence[float]],
                    min_effect: float = stats.MIN_EFFECT, alpha: float = stats.ALPHA
-                   ) -> tuple[list[Judged], stats.Verdict | None]:
+                   ) -> tuple[list[Judged], vocabulary.Verdict | None]:
     """Two independent runs: each benchmark's per-process median times on each side (pyperf's runs). One
     look, BH across the table, the same rule; two speeds when either side's runs cluster. The selection
     row: the median over benchmarks of their estimates (unpaired_selection)."""
@@ -368,9 +369,10 @@ def judge_unpaired(base: Mapping[str, Sequence[float]], head: Mapping[str, Seque
         same = not flag and bool(stats.is_equivalent(e.p_equivalent, e.estimate, 1.0, min_effect, alpha))
         a = 2 * alpha if same else alpha * max(int(count), 1) / len(names)
         low, high = e.interval(1 - a, flagged=flag or same)
-        word = (stats.TWO_SPEEDS if speeds and not apart else (stats.SLOWER if e.direction > 0 else stats.FASTER)
-                if flag else stats.NO_CHANGE if same else undecided_word(low, high, min_effect))
-        rows.append(Judged(name, stats.Verdict(
+        word = (vocabulary.TWO_SPEEDS if speeds and not apart
+                else (vocabulary.SLOWER if e.direction > 0 else vocabulary.FASTER)
+                if flag else vocabulary.NO_CHANGE if same else undecided_word(low, high, min_effect))
+        rows.append(Judged(name, vocabulary.Verdict(
             change=stats.fraction(e.estimate), low=stats.fraction(low), high=stats.fraction(high), level=1 - a,
             detectable=None if speeds and not apart else stats.detectable(e, alpha / len(names)), word=word,
             rounds=e.rounds,
@@ -379,7 +381,7 @@ def judge_unpaired(base: Mapping[str, Sequence[float]], head: Mapping[str, Seque
 
 
 def unpaired_selection(estimates: Sequence[float], min_effect: float = stats.MIN_EFFECT,
-                       alpha: float = stats.ALPHA) -> stats.Verdict | None:
+                       alpha: float = stats.ALPHA) -> vocabulary.Verdict | None:
     """The median over benchmarks of their (log) estimates, with the sign test across benchmarks. Two
     independent runs time each benchmark in its own worker processes, so benchmarks are independent, and
     each estimate is as likely above as below the median benchmark's change: the sign test is exact for
@@ -408,12 +410,12 @@ def unpaired_selection(estimates: Sequence[float], min_effect: float = stats.MIN
         for tested in (c, -c):
             if min(p_values(tested)) > a / 2:
                 low, high = min(low, tested), max(high, tested)
-    word = ((stats.SLOWER if direction > 0 else stats.FASTER) if flagged
-            else stats.NO_CHANGE if same else undecided_word(low, high, min_effect))
-    return stats.Verdict(change=stats.fraction(middle), low=stats.fraction(low), high=stats.fraction(high),
+    word = ((vocabulary.SLOWER if direction > 0 else vocabulary.FASTER) if flagged
+            else vocabulary.NO_CHANGE if same else undecided_word(low, high, min_effect))
+    return vocabulary.Verdict(change=stats.fraction(middle), low=stats.fraction(low), high=stats.fraction(high),
                          level=1 - a, detectable=None, word=word, rounds=m, p_value=p_eq if same else p)
 
 
 def undecided_word(low: float, high: float, min_effect: float) -> str:
     """The word of a row that is neither flagged, nor no change, nor two speeds (log bounds)."""
-    return stats.AT_THRESHOLD if bool(stats.at_threshold(low, high, min_effect)) else stats.TOO_NOISY
+    return vocabulary.AT_THRESHOLD if bool(stats.at_threshold(low, high, min_effect)) else vocabulary.TOO_NOISY

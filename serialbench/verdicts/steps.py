@@ -10,15 +10,14 @@ across every step and benchmark of the table; the changes against the anchor are
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
-from serialbench.core import stats
 from serialbench.core.errors import UsageError
 from serialbench.measure.session import Session
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.judge import Judge, selection_verdict
-from serialbench.verdicts.paired import medians, round_estimates
+from serialbench.verdicts.paired import at_common_rounds, median_of_medians
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ class Step:
 
     @property
     def changed(self) -> bool:
-        return self.verdict in (stats.SLOWER, stats.FASTER)
+        return self.verdict in (vocabulary.SLOWER, vocabulary.FASTER)
 
 
 @dataclass(frozen=True)
@@ -76,7 +75,7 @@ class Sweep:
     notes: list[str] = field(default_factory=list)
     selections: list[Step] = field(default_factory=list)  # each step's verdict on the whole selection
     files: list[str] = field(default_factory=list)  # the names of the side files its sessions wrote
-    commits: dict[str, dict] = field(default_factory=dict)  # side -> its commit (measure/commits.py Commit.as_json)
+    commits: dict[str, dict] = field(default_factory=dict)  # side -> its commit (sides/commits.py Commit.as_json)
     history: str = ""  # the git range the sides are commits of: 'msgpack-python v1.1.2..v1.2.0 (first-parent)'
 
     @property
@@ -107,18 +106,15 @@ class StepJudges:
         padding = [("", (-1, i)) for i in range(max(0, (table_size or 0) - len(keys)))]
         return Judge(keys + padding, looks, self.min_effect)
 
-    def _estimates(self, session: Session, names: Sequence[str], pairs) -> dict:
-        estimates, times = {}, {}
+    def _estimates(self, session: Session, names: Sequence[str], pairs) -> tuple[dict, dict]:
+        runs = {}
         for name in names:
             for a, b in pairs:
                 base = session.runs[self.labels[a]].get(name, [])
                 head = session.runs[self.labels[b]].get(name, [])
                 if base and head:
-                    estimates[(name, (a, b))] = round_estimates(base, head)
-                    times[(name, (a, b))] = (medians(base), medians(head))
-        rounds = min((len(v) for v in estimates.values()), default=0)
-        return ({key: v[:rounds] for key, v in estimates.items()},
-                {key: (t[0][:rounds], t[1][:rounds]) for key, t in times.items()})
+                    runs[(name, (a, b))] = (base, head)
+        return at_common_rounds(runs)
 
     def look(self, session: Session, names: Sequence[str], look_index: int, final: Collection[str]) -> set[str]:
         """A look at every step of the undecided `names`; a benchmark is settled when every step is (every
@@ -150,7 +146,7 @@ class StepJudges:
         return out
 
 
-def _step(before: str, after: str, verdict: stats.Verdict) -> Step:
+def _step(before: str, after: str, verdict: vocabulary.Verdict) -> Step:
     return Step(before, after, verdict.change, verdict.low, verdict.high, verdict.word, verdict.rounds,
                 math.inf if verdict.detectable is None else verdict.detectable)
 
@@ -166,13 +162,9 @@ def sweep_rows(parts: Sequence[tuple[Session, StepJudges]], min_effect: float) -
                 continue
             row_steps = tuple(steps[key] for key in keys)
             row_anchored = tuple(anchored[(name, pair)] for pair in judges.anchor_pairs if (name, pair) in anchored)
-            medians_ = tuple(_median_of_medians(session, label, name) for label in judges.labels)
+            medians_ = tuple(median_of_medians(session.runs[label][name]) for label in judges.labels)
             rows.append(SweepRow(name, tuple(judges.labels), medians_, row_steps, row_steps[:1] + row_anchored))
     return rows
-
-
-def _median_of_medians(session: Session, label: str, name: str) -> float:
-    return statistics.median(statistics.median(run.values) for run in session.runs[label][name])
 
 
 # --- merging the parts of a sharded sweep ---------------------------------------------------------

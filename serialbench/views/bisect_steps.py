@@ -16,7 +16,7 @@ from serialbench.verdicts.bisection import Result
 from serialbench.verdicts.steps import Step
 
 if TYPE_CHECKING:
-    from serialbench.measure.commits import Commit
+    from serialbench.sides.commits import Commit
 
 
 def step_text(step: Step) -> str:

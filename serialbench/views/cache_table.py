@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from serialbench.core.formatting import format_bytes
-from serialbench.measure import overlays
+from serialbench.sides import overlays
 from serialbench.views import columns as table
 from serialbench.views.columns import column
 

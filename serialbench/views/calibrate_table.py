@@ -10,8 +10,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from serialbench.core import stats
 from serialbench.core.formatting import format_change
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.calibration import injection_failed
 from serialbench.verdicts.paired import Compared
 from serialbench.views import columns as table
@@ -71,8 +71,8 @@ def calibrated(a_a: Sequence[Compared], a_b: Sequence[Sequence[Compared]], slowd
 
 def counts(rows: Sequence[Calibrated], slowdowns: Sequence[float], min_effect: float) -> list[str]:
     """The counts against their targets: the self-check's answer."""
-    flagged = sum(row.a_a.verdict.word in (stats.SLOWER, stats.FASTER) for row in rows)
-    confirmed = sum(row.a_a.verdict.word == stats.NO_CHANGE for row in rows)
+    flagged = sum(row.a_a.verdict.word in (vocabulary.SLOWER, vocabulary.FASTER) for row in rows)
+    confirmed = sum(row.a_a.verdict.word == vocabulary.NO_CHANGE for row in rows)
     size = len(rows)
     lines = [f"A/A: {flagged} of {size} flagged as changed (false positives; "
              f"target: at most {max(1, size // 20)}), "
@@ -80,8 +80,8 @@ def counts(rows: Sequence[Calibrated], slowdowns: Sequence[float], min_effect: f
     for i, slowdown in enumerate(slowdowns):
         failures = {row.name: row.failed[i] for row in rows if row.failed[i]}
         counted = [row.slowed[i] for row in rows if not row.failed[i]]
-        detected = sum(b.verdict.word == stats.SLOWER for b in counted)
-        wrong = sum(b.verdict.word == stats.FASTER for b in counted)
+        detected = sum(b.verdict.word == vocabulary.SLOWER for b in counted)
+        wrong = sum(b.verdict.word == vocabulary.FASTER for b in counted)
         measured = sorted(row.slowed[i].verdict.change for row in rows)
         median = measured[len(measured) // 2] if measured else math.nan
         # The targets for 20 benchmarks (1, 16 and 19 of 20), scaled; a slowdown under twice the minimum effect

@@ -7,10 +7,9 @@ it, the multiple of the floor BASE -> NEW, then the verdict; the notes say how f
 from __future__ import annotations
 
 from serialbench.catalog.inputs import tier_order
-from serialbench.core import stats
 from serialbench.core.formatting import format_change, format_ratio, format_time
 from serialbench.results.files import Result
-from serialbench.verdicts import apart
+from serialbench.verdicts import apart, vocabulary
 from serialbench.verdicts.file_changes import Change, FileChanges
 from serialbench.views.grid import Cell, Table, groups, rows
 from serialbench.views.verdict_table import change_cell, legend
@@ -59,9 +58,9 @@ def describe_change(change: Change) -> str:
         return apart.FLOOR_MOVED
     if change.ratio is None or change.change is None:
         return "not timed"
-    if change.verdict == stats.SLOWER:
+    if change.verdict == vocabulary.SLOWER:
         return f"{1 + change.change:.2f}x slower"
-    if change.verdict == stats.FASTER:
+    if change.verdict == vocabulary.FASTER:
         return f"{1 / (1 + change.change):.2f}x faster"
     return f"{change.verdict} {format_change(change.change)}"
 
@@ -102,12 +101,13 @@ def change_notes(found: FileChanges, selected: list[Result], base_selected: list
             notes.append(f"{verdict} in NEW ({len(flagged)}): " + ", ".join(
                 f"{c.name} {describe_change(c).split()[0]}" for c in flagged))
     counts = {word: sum(1 for c in changes if c.verdict == word)
-              for word in (stats.NO_CHANGE, stats.AT_THRESHOLD, stats.TOO_NOISY, stats.TWO_SPEEDS, apart.FLOOR_MOVED)}
+              for word in (vocabulary.NO_CHANGE, vocabulary.AT_THRESHOLD, vocabulary.TOO_NOISY, vocabulary.TWO_SPEEDS,
+                           apart.FLOOR_MOVED)}
     untimed = sum(1 for c in changes if c.verdict == "not timed")
-    notes.append(f"of {len(changes)} benchmarks: {counts[stats.NO_CHANGE]} no change, "
-                 + (f"{counts[stats.AT_THRESHOLD]} at the threshold, " if counts[stats.AT_THRESHOLD] else "")
-                 + f"{counts[stats.TOO_NOISY]} too noisy to tell"
-                 + (f", {counts[stats.TWO_SPEEDS]} two speeds" if counts[stats.TWO_SPEEDS] else "")
+    notes.append(f"of {len(changes)} benchmarks: {counts[vocabulary.NO_CHANGE]} no change, "
+                 + (f"{counts[vocabulary.AT_THRESHOLD]} at the threshold, " if counts[vocabulary.AT_THRESHOLD] else "")
+                 + f"{counts[vocabulary.TOO_NOISY]} too noisy to tell"
+                 + (f", {counts[vocabulary.TWO_SPEEDS]} two speeds" if counts[vocabulary.TWO_SPEEDS] else "")
                  + (f", {counts[apart.FLOOR_MOVED]} {apart.FLOOR_MOVED}" if counts[apart.FLOOR_MOVED] else "")
                  + (f", {untimed} not timed" if untimed else ""))
     if selection is not None:

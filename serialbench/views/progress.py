@@ -2,10 +2,9 @@
 and one closing line. The run's round line counts what a user can act on: the benchmarks known to the
 precision so far, and how many rounds (and about how long) the rest may take.
 
-A benchmark settles when its median and its multiple of the floor are both known within the
-precision asked for (verdicts/timings.py), from the fewest processes that give an interval on, or at
-the cap. Its line says which, with the interval's half-width: a row at the cap shows how wide it is,
-not a bare "unstable", and a row whose processes ran at two speeds names both.
+A benchmark settles by the run's stopping rule (verdicts/stopping.py). Its line says whether it
+reached the precision, with the interval's half-width: a row at the cap shows how wide it is, not a
+bare "unstable", and a row whose processes ran at two speeds names both.
 """
 
 from __future__ import annotations
@@ -16,7 +15,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from serialbench.core import medians
 from serialbench.core.formatting import format_duration, format_percent, format_ratio, format_time
 from serialbench.measure.session import RoundDone, Session, Settings
-from serialbench.verdicts.timings import Timing, session_timing
+from serialbench.verdicts.stopping import run_stops
+from serialbench.verdicts.timings import Timing
 
 
 def timing_words(timing: Timing, target: float) -> str:
@@ -99,23 +99,15 @@ class RoundProgress:
 
     def settle(self, session: Session, running: Sequence[str], look_index: int, final: Collection[str],
                say: Callable[[str], None]) -> set[str]:
-        """The benchmarks of `running` that stop now (those of `final` whatever they reached); a line for each. A floor
-        stops with the last benchmark that it serves."""
-        runs = session.runs[session.sides[0].label]
-        now: set[str] = set()
-        ordered = sorted(running, key=lambda name: name in self.floors.values())  # floors last
-        for name in ordered:
-            found = session_timing(runs.get(name, []))
-            served = [other for other in running if self.floors.get(other) == name and other not in now]
-            if served or not (name in final or (found is not None and found.reached(self.target))):
-                continue
-            now.add(name)
+        """The benchmarks of `running` that stop now (the rule: verdicts/stopping.py); a line for each."""
+        stopped = run_stops(session.runs[session.sides[0].label], running, self.floors, final, self.target)
+        for name, found in stopped.items():
             self.settled[name] = found
             if found is None:
                 continue
             self.reached += found.reached(self.target)
             say(f"[{len(self.settled)}/{len(self.names)}] {name}  {timing_words(found, self.target)}")
-        return now
+        return set(stopped)
 
     def closing(self) -> str | None:
         """How many rows reached the precision and how many stopped short (the cap, the time limit)."""

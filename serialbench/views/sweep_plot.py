@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 import textwrap
 
-from serialbench.core import stats
 from serialbench.core.formatting import format_change, format_tick
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.steps import Sweep
 
 COLUMNS = 3
 PANEL_W, PANEL_H = 4.2, 2.6  # inches
-STEP_COLOUR = {stats.SLOWER: "tab:red", stats.FASTER: "tab:green"}
+STEP_COLOUR = {vocabulary.SLOWER: "tab:red", vocabulary.FASTER: "tab:green"}
 
 
 LABEL_TOP = 0.97  # axes fraction of the first line of step labels

@@ -12,15 +12,15 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from serialbench.core import stats
 from serialbench.core.formatting import format_change, format_interval, format_time
 from serialbench.core.tables import markdown_table as render_markdown
 from serialbench.core.tables import text_table
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.steps import Step, Sweep, SweepRow
 from serialbench.views.verdict_table import FOOTNOTE_WIDTH
 
-MARKS = {stats.SLOWER: " *", stats.FASTER: " *", stats.TOO_NOISY: " ?", stats.TWO_SPEEDS: " ~",
-         stats.NO_CHANGE: "  ", stats.AT_THRESHOLD: " ^"}
+MARKS = {vocabulary.SLOWER: " *", vocabulary.FASTER: " *", vocabulary.TOO_NOISY: " ?", vocabulary.TWO_SPEEDS: " ~",
+         vocabulary.NO_CHANGE: "  ", vocabulary.AT_THRESHOLD: " ^"}
 
 
 def machine_letters(sweep: Sweep) -> dict[str, str]:
@@ -65,12 +65,12 @@ def step_lines(rows: Sequence[SweepRow]) -> list[str]:
     lines = []
     for row in rows:
         changed = [step for step in row.steps if step.changed]
-        at = [step for step in row.steps if step.verdict == stats.AT_THRESHOLD]
-        noisy = [step.after for step in row.steps if step.verdict == stats.TOO_NOISY]
-        mixed = [step for step in row.steps if step.verdict == stats.TWO_SPEEDS]
+        at = [step for step in row.steps if step.verdict == vocabulary.AT_THRESHOLD]
+        noisy = [step.after for step in row.steps if step.verdict == vocabulary.TOO_NOISY]
+        mixed = [step for step in row.steps if step.verdict == vocabulary.TWO_SPEEDS]
         if changed or at:
             text = "; ".join(describe(step) if step.changed else f"{step.after} {step.verdict}, {change_text(step)}"
-                             for step in row.steps if step.changed or step.verdict == stats.AT_THRESHOLD)
+                             for step in row.steps if step.changed or step.verdict == vocabulary.AT_THRESHOLD)
         else:
             text = "no step" if not noisy and not mixed else "no step found"
         if noisy:
@@ -103,14 +103,14 @@ def summary(rows: Sequence[SweepRow]) -> str:
     at: dict[str, list[str]] = {}
     for row in rows:
         for step in row.steps:
-            if step.changed or step.verdict == stats.AT_THRESHOLD:
+            if step.changed or step.verdict == vocabulary.AT_THRESHOLD:
                 at.setdefault(step.after, []).append(step.verdict)
     if not at:
         return "no release changed any benchmark"
     order = list(dict.fromkeys(side for row in rows for side in row.sides))
     parts = []
     for release, words in sorted(at.items(), key=lambda item: order.index(item[0])):
-        counts = {word: words.count(word) for word in (stats.SLOWER, stats.FASTER, stats.AT_THRESHOLD)
+        counts = {word: words.count(word) for word in (vocabulary.SLOWER, vocabulary.FASTER, vocabulary.AT_THRESHOLD)
                   if word in words}
         parts.append(f"{release} ({', '.join(f'{n} {word}' for word, n in counts.items())})")
     return "steps at " + ", ".join(parts)

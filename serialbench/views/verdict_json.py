@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from serialbench.core import stats
 from serialbench.core.errors import UsageError
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.bisection import Result
 from serialbench.verdicts.paired import Compared
 from serialbench.verdicts.steps import Step, Sweep, SweepRow
@@ -24,7 +24,7 @@ from serialbench.views.columns import records
 from serialbench.views.verdict_table import compare_columns, lines, verdict_columns
 
 if TYPE_CHECKING:
-    from serialbench.measure.commits import Commit
+    from serialbench.sides.commits import Commit
 
 SWEEP_FORMAT = 1
 
@@ -34,7 +34,7 @@ def _dump(data: dict) -> str:
 
 
 def compare_json(rows: Sequence[Compared], base: str, head: str, min_effect: float,
-                 failed: Mapping[str, str] | None = None, selection: stats.Verdict | None = None,
+                 failed: Mapping[str, str] | None = None, selection: vocabulary.Verdict | None = None,
                  paired: bool = True, fail_on: str | None = None, gate: Sequence[str] = ()) -> str:
     """compare's verdicts (and report BASE NEW's): every row, the selection's, what was not compared,
     and with --fail-on the rows that fail it (`gate`)."""
@@ -47,14 +47,14 @@ def compare_json(rows: Sequence[Compared], base: str, head: str, min_effect: flo
     })
 
 
-def verdict_record(verdict: stats.Verdict, paired: bool = True) -> dict:
+def verdict_record(verdict: vocabulary.Verdict, paired: bool = True) -> dict:
     """One verdict's keys, as every row has them."""
     return records(verdict_columns(paired, of=lambda v: v), [verdict])[0]
 
 
-# A step holds its word in `verdict` and no level: its verdict's columns read it as a stats.Verdict.
-def _as_verdict(step: Step) -> stats.Verdict:
-    return stats.Verdict(change=step.change, low=step.low, high=step.high, level=math.nan,
+# A step holds its word in `verdict` and no level: its verdict's columns read it as a vocabulary.Verdict.
+def _as_verdict(step: Step) -> vocabulary.Verdict:
+    return vocabulary.Verdict(change=step.change, low=step.low, high=step.high, level=math.nan,
                          detectable=None if math.isinf(step.detectable) else step.detectable, word=step.verdict,
                          rounds=step.rounds, p_value=math.nan)
 

@@ -4,7 +4,7 @@ level its verdict used, the verdict; the whole selection's row last.
 The columns are declared once (`verdict_columns`): header, cell, JSON keys and legend sentence each,
 and the text table (the terminal), the Markdown table (a pull-request comment), the JSON
 (views/verdict_json.py) and the legend all read them. A new statistic of a verdict is a field of
-stats.Verdict and one Column here. The legend is the one rule that explains every row's word from
+vocabulary.Verdict and one Column here. The legend is the one rule that explains every row's word from
 its interval; report's two-file grids show it too.
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from serialbench.core import stats
 from serialbench.core.formatting import format_change, format_time
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.paired import Compared
 from serialbench.views import columns as table
 from serialbench.views.columns import Column, column, number
@@ -27,11 +28,11 @@ class Line:
     name: str
     base: float | None
     head: float | None
-    verdict: stats.Verdict
+    verdict: vocabulary.Verdict
     selection: bool = False
 
 
-def verdict_text(verdict: stats.Verdict) -> str:
+def verdict_text(verdict: vocabulary.Verdict) -> str:
     """The word, and where a side's processes ran at two speeds, its two modes: what the mix hides,
     or, beside a verdict that every speed agrees with, what it was judged over."""
     if not verdict.modes:
@@ -44,31 +45,31 @@ def verdict_text(verdict: stats.Verdict) -> str:
     return f"{verdict.word} ({'; '.join(parts)})" if parts else verdict.word
 
 
-def has_interval(verdict: stats.Verdict) -> bool:
+def has_interval(verdict: vocabulary.Verdict) -> bool:
     return verdict.low > -1 and verdict.high < float("inf")
 
 
-def change_text(verdict: stats.Verdict) -> str:
+def change_text(verdict: vocabulary.Verdict) -> str:
     """'+3.1% [+1.2%, +5.0%]', or the change alone when no interval exists."""
     if has_interval(verdict):
         return f"{format_change(verdict.change)} [{format_change(verdict.low)}, {format_change(verdict.high)}]"
     return f"{format_change(verdict.change)} [no interval]"
 
 
-def level_text(verdict: stats.Verdict) -> str:
+def level_text(verdict: vocabulary.Verdict) -> str:
     return f"{verdict.level * 100:.4g}%" if has_interval(verdict) else "-"
 
 
-def change_cell(verdict: stats.Verdict) -> tuple[str, str]:
+def change_cell(verdict: vocabulary.Verdict) -> tuple[str, str]:
     """The change with its interval, and its level ('99.9%'): two cells of the table."""
     return change_text(verdict), level_text(verdict)
 
 
-def detectable_cell(verdict: stats.Verdict) -> str:
+def detectable_cell(verdict: vocabulary.Verdict) -> str:
     return "-" if verdict.detectable is None else f"{verdict.detectable * 100:.1f}%"
 
 
-def _change_json(verdict: stats.Verdict) -> dict:
+def _change_json(verdict: vocabulary.Verdict) -> dict:
     interval = verdict.low > -1  # -1 (-100%) stands for no interval
     return {"change": number(verdict.change), "low": number(verdict.low) if interval else None,
             "high": number(verdict.high) if interval else None}
@@ -86,7 +87,7 @@ def how(paired: bool, apart: bool = False) -> str:
 
 def verdict_columns(paired: bool = True, of: Callable = lambda row: row.verdict, apart: bool = False) -> list[Column]:
     """The columns of a verdict, whatever its row: change [interval], level, detectable, verdict (and
-    its rounds, in the JSON). `of` finds the row's stats.Verdict. Each column's legend is one footnote
+    its rounds, in the JSON). `of` finds the row's vocabulary.Verdict. Each column's legend is one footnote
     line; the verdict's words have theirs in `word_notes`."""
     return [
         Column("change [interval]", lambda row: change_text(of(row)), lambda row: _change_json(of(row)),
@@ -112,15 +113,15 @@ def word_notes(min_effect: float = stats.MIN_EFFECT, words: Collection[str] | No
     the statistics page."""
     theta, sure = f"+-{min_effect * 100:g}%", f"+-{stats.SURE_FRACTION * min_effect * 100:g}%"
     rules = {
-        stats.SLOWER: f"slower/faster: change past {theta}, interval past {sure}",
-        stats.NO_CHANGE: f"no change: interval within {theta}",
-        stats.TWO_SPEEDS: f"two speeds: speeds that straddle {theta}, no verdict",
-        stats.AT_THRESHOLD: f"at the threshold: a narrow interval holding {theta}",
-        stats.TOO_NOISY: "too noisy to tell: none of these",
+        vocabulary.SLOWER: f"slower/faster: change past {theta}, interval past {sure}",
+        vocabulary.NO_CHANGE: f"no change: interval within {theta}",
+        vocabulary.TWO_SPEEDS: f"two speeds: speeds that straddle {theta}, no verdict",
+        vocabulary.AT_THRESHOLD: f"at the threshold: a narrow interval holding {theta}",
+        vocabulary.TOO_NOISY: "too noisy to tell: none of these",
     }
-    present = set(stats.ORDER if words is None else words)
-    if stats.FASTER in present:
-        present.add(stats.SLOWER)
+    present = set(vocabulary.ORDER if words is None else words)
+    if vocabulary.FASTER in present:
+        present.add(vocabulary.SLOWER)
     return [rule for word, rule in rules.items() if word in present]
 
 
@@ -161,7 +162,7 @@ def legend(paired: bool = True, min_effect: float = stats.MIN_EFFECT,
                    f"the rules in full: {STATISTICS_PAGE}"])
 
 
-def lines(rows: Sequence[Compared], selection: stats.Verdict | None = None) -> list[Line]:
+def lines(rows: Sequence[Compared], selection: vocabulary.Verdict | None = None) -> list[Line]:
     out = [Line(row.name, row.base, row.head, row.verdict) for row in rows]
     if selection is not None:
         out.append(Line(f"selection (median of {len(rows)})", None, None, selection, selection=True))
@@ -169,21 +170,22 @@ def lines(rows: Sequence[Compared], selection: stats.Verdict | None = None) -> l
 
 
 def summary_line(rows: Sequence[Compared], min_effect: float) -> str:
-    counts = {word: sum(row.verdict.word == word for row in rows) for word in stats.ORDER}
+    counts = {word: sum(row.verdict.word == word for row in rows) for word in vocabulary.ORDER}
     rounds = sorted({row.verdict.rounds for row in rows})
     span = f"{rounds[0]}-{rounds[-1]}" if len(rounds) > 1 else (str(rounds[0]) if rounds else "0")
-    rare = (stats.TWO_SPEEDS, stats.AT_THRESHOLD)  # counted only when some row has them
+    rare = (vocabulary.TWO_SPEEDS, vocabulary.AT_THRESHOLD)  # counted only when some row has them
     return (", ".join(f"{count} {word}" for word, count in counts.items() if count or word not in rare)
             + f"; {span} rounds, minimum effect {min_effect * 100:g}%")
 
 
-def _footnotes(rows: Sequence[Compared], min_effect: float, paired: bool, selection: stats.Verdict | None) -> list[str]:
+def _footnotes(rows: Sequence[Compared], min_effect: float, paired: bool,
+               selection: vocabulary.Verdict | None) -> list[str]:
     words = {row.verdict.word for row in rows} | ({selection.word} if selection is not None else set())
     return legend(paired, min_effect, words)
 
 
 def format_table(rows: Sequence[Compared], base: str, head: str, min_effect: float, paired: bool = True,
-                 selection: stats.Verdict | None = None) -> str:
+                 selection: vocabulary.Verdict | None = None) -> str:
     """The table as the terminal shows it. Sides whose names would make it wider than MAX_WIDTH are
     named on a line of their own above it, their columns headed by their role ('BASE', 'HEAD')."""
     named: list[str] = []
@@ -202,7 +204,7 @@ def clipped(text: str, width: int) -> str:
 
 
 def markdown_table(rows: Sequence[Compared], base: str, head: str, min_effect: float, paired: bool = True,
-                   selection: stats.Verdict | None = None) -> str:
+                   selection: vocabulary.Verdict | None = None) -> str:
     text = table.markdown(compare_columns(base, head, paired), lines(rows, selection))
     notes = [f"- {note}" for note in _footnotes(rows, min_effect, paired, selection)]
     return "\n".join([*text, "", summary_line(rows, min_effect), "", *notes, ""])

@@ -48,12 +48,23 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
     return `${three(seconds / 1e-9)} ns`;
   }
 
-  function fmtBytes(count) {
+  function significant3(value) {  // Python's float(f"{value:.3g}"): a tie goes to the even digit
+    if (!value) return value;
+    const size = Math.abs(value), shift = Math.floor(Math.log10(size)) - 2;
+    const scaled = shift >= 0 ? size / 10 ** shift : size * 10 ** -shift;
+    let whole = Math.floor(scaled);
+    const rest = scaled - whole;
+    if (rest > 0.5 || (rest === 0.5 && whole % 2 === 1)) whole += 1;
+    return Math.sign(value) * (shift >= 0 ? whole * 10 ** shift : whole / 10 ** -shift);
+  }
+
+  function fmtBytes(count) {  // core/formatting.py format_bytes (tests/test_site_numbers.py)
     if (count === null || count === undefined) return "-";
+    count = significant3(count);
     for (const [unit, scale] of [["GB", 1e9], ["MB", 1e6], ["KB", 1e3]]) {
       if (count >= scale) return `${three(count / scale)} ${unit}`;
     }
-    return `${Math.round(count)} B`;
+    return `${Math.trunc(count)} B`;
   }
 
   function fmtChange(fraction) {

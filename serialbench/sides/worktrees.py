@@ -20,7 +20,7 @@ from pathlib import Path
 from serialbench.catalog.discovery import PACKAGE_DIR, source_root
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import last_line
-from serialbench.measure.sides import Side
+from serialbench.sides.sides import Side
 
 
 def git(repo: Path, *args: str) -> str:

@@ -1,8 +1,8 @@
 """A side's serialbench as the workers see it: its worker API (serialbench/catalog/worker_api.py), or a refusal.
 
 The workers (worker.py, side_check.py, callgrind_worker.py, allocations_worker.py) are the comparing
-serialbench's files, run with a side's serialbench first on sys.path. They load this file by path,
-beside themselves, and call `load()`: the side's `serialbench.catalog.worker_api` when it speaks a
+serialbench's files, run with a side's serialbench first on sys.path (inside/start.py). They import
+this file beside themselves and call `load()`: the side's `serialbench.catalog.worker_api` when it speaks a
 VERSION listed in SPOKEN, else one named adapter for the revisions that came just before the worker
 API existed, else SideRefused with one line that says what the side lacks. It imports nothing of
 serialbench at import time: it runs beside another revision's package.

@@ -1,15 +1,15 @@
 """compare --instructions' worker: prepare one benchmark, then count its calls under callgrind.
 
-Run as `PYTHON -P callgrind_worker.py REQUEST` under valgrind, with the side's serialbench first
+Run in a side's process (inside/start.py) under valgrind, with the side's serialbench first
 on PYTHONPATH (serialbench/measure/instructions.py). A first region of one call chooses how many calls
 make a region long enough; then regions of K and 2K calls, each inside `sys.call_tracing`, whose
 C function toggles collection and dumps the count when it returns.
 """
 
 import json
-import runpy
 import sys
-from pathlib import Path
+
+from . import side_api
 
 
 def calls(op, count):
@@ -25,9 +25,8 @@ def counted(out: str, dump: int) -> int:
     raise SystemExit("callgrind wrote no summary")
 
 
-def main() -> None:
-    api = runpy.run_path(str(Path(__file__).with_name("side_api.py")))["load_or_exit"]("counted")
-    request = json.loads(sys.argv[1])
+def main(request: dict) -> None:
+    api = side_api.load_or_exit("counted")
     benchmarks, cases = api.select_named(request["case_dirs"], [request["name"]], request["payloads"])
     bench = next(b for b in benchmarks if b.name == request["name"])
     op = api.prepare(bench, cases, True, None).op
@@ -42,6 +41,3 @@ def main() -> None:
     sys.call_tracing(calls, (op, 2 * count))
     print(json.dumps({"calls": count}))
 
-
-if __name__ == "__main__":
-    main()

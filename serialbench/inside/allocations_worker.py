@@ -1,35 +1,22 @@
 """compare --memory's worker: B/op and allocs/op of some benchmarks of one FORMAT/IMPL on one side.
 
-Run as `PYTHON -P allocations_worker.py REQUEST` with the side's serialbench first on PYTHONPATH
-(measure/sides.py): the benchmarks come from the side's catalog, the counting from the
-allocations.py beside this file, loaded by path, since the side's serialbench may predate it. It
+Run in a side's process (inside/start.py, measure/allocations.py) with the side's serialbench first on
+PYTHONPATH: the benchmarks come from the side's catalog, the counting from the allocations.py beside
+this file, since the side's serialbench may predate it. It
 prints the harness's own counts (baseline/noop) first, then one JSON line per benchmark, the
 harness's taken off.
 """
 
-import importlib.util
 import json
-import runpy
-import sys
-from pathlib import Path
+
+from . import allocations, side_api
 
 
-def load_counter():
-    counter = Path(__file__).with_name("allocations.py")
-    spec = importlib.util.spec_from_file_location("_serialbench_allocations", counter)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-def main() -> None:
-    api = runpy.run_path(str(Path(__file__).with_name("side_api.py")))["load_or_exit"]("counted")
-    allocations = load_counter()
+def main(request: dict) -> None:
+    api = side_api.load_or_exit("counted")
     missing = allocations.available()
     if missing:
         raise SystemExit(missing)
-    request = json.loads(sys.argv[1])
     names = request["names"]
     noops, noop_cases = api.select_named([], ["baseline/noop/float32/1K"], [])
     noop = api.prepare(noops[0], noop_cases, True, None).op
@@ -47,6 +34,3 @@ def main() -> None:
             entry = {"name": bench.name, "error": f"{type(exc).__name__}: {exc}"}
         print(json.dumps(entry), flush=True)
 
-
-if __name__ == "__main__":
-    main()

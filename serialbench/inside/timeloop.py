@@ -1,13 +1,13 @@
 """The time of an op: the loop, the clock and the warm-up, one definition for every harness.
 
-The timing workers (measure/worker.py) and `check-harness`'s plain loop all time an op this way, in
-the process state of measure/environment.py: after `prepare` (which calls the op once or twice) and
+The timing workers (inside/worker.py) and `check-harness`'s plain loop all time an op this way, in
+the process state of sides/environment.py: after `prepare` (which calls the op once or twice) and
 a warm-up, values of `loops` iterations of `inner` calls on the calling thread's CPU clock. A
 thread's CPU clock leaves out the time a shared machine's other tenants hold the core, and other
 threads (numpy's OpenBLAS thread spinning after import); an op that hands work to other threads
 would be under-counted, and no serializer here does.
-It imports nothing from serialbench, because the worker loads this file by path beside another
-revision's serialbench (both sides of a comparison must run the same loop).
+It imports nothing from serialbench, because it runs in a side's process beside another revision's
+serialbench (inside/start.py; both sides of a comparison must run the same loop).
 """
 
 from __future__ import annotations
@@ -37,6 +37,12 @@ SLOW_CALL = 0.05
 # of six such ops (0.8-3 s a call) the first call took 0.85-1.19x the second, and the third 0.69-1.15x
 # the second: the first call is as good as any other.
 TIMED_FIRST_CALL = 0.5
+
+
+def timed_by_its_first_call(first_call: float | None) -> bool:
+    """Whether an op whose first call took `first_call` seconds (None: not timed) is timed by that
+    call alone (TIMED_FIRST_CALL): the worker does not call it again, and its plan says so."""
+    return first_call is not None and first_call >= TIMED_FIRST_CALL
 
 
 def inner_loops(tier: str, per_call: float | None = None) -> int:

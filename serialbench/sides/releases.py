@@ -16,10 +16,10 @@ from collections.abc import Sequence
 
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import last_line
-from serialbench.measure import commits
-from serialbench.measure.overlays import local_path
-from serialbench.measure.overlays import normalized as overlays_normalized
-from serialbench.measure.overlays import requirement_set as package_set
+from serialbench.sides import commits
+from serialbench.sides.overlays import local_path
+from serialbench.sides.overlays import normalized as overlays_normalized
+from serialbench.sides.overlays import requirement_set as package_set
 
 
 def use_index(index_url: str | None, find_links: Sequence[str]) -> None:
@@ -79,7 +79,7 @@ def requirement_set(spec: str) -> list[str]:
 
 def expand(spec: str, python: str) -> list[str]:
     """A range to one pinned spec per release in it ('tritonclient==2.44.0', ...), or per commit of a
-    git range (PATH@A..B: measure/commits.py); any other spec as it is. A set of specs for one side
+    git range (PATH@A..B: sides/commits.py); any other spec as it is. A set of specs for one side
     (requirement_set) is one side: its members are pinned, not ranges."""
     if commits.is_range(spec):
         return [commit.spec for commit in commits.expand_range(spec)]

@@ -1,9 +1,9 @@
 """The timing worker: one long-lived process per side per round, timing values when told to.
 
-Started by measure/process.py as `PYTHON -P worker.py CONFIG` with the side's own serialbench first
-on PYTHONPATH (its revision, behind its library overlay), so that the cases, `prepare` and the
-libraries are the side's, while this file and the timed loop (timeloop.py, loaded by path from beside
-it) are the timing serialbench's: every side runs the same loop. It reaches the side's catalog only
+Started by measure/process.py in a side's process (inside/start.py) with the side's own serialbench
+first on PYTHONPATH (its revision, behind its library overlay), so that the cases, `prepare` and the
+libraries are the side's, while this file and the timed loop (timeloop.py, beside it) are the timing
+serialbench's: every side runs the same loop. It reaches the side's catalog only
 through its worker API (side_api.py). The coordinator (measure/engine.py) sends one JSON request a
 line on stdin and reads one JSON reply a line on stdout.
 
@@ -25,24 +25,14 @@ An error is answered {"error": "one line"}.
 from __future__ import annotations
 
 import gc
-import importlib.util
 import json
 import os
 import random
 import sys
 from pathlib import Path
 
+from . import side_api, timeloop
 
-def load_beside(name: str):
-    """A module of the timing serialbench, loaded by path from beside this file (never the side's)."""
-    spec = importlib.util.spec_from_file_location(f"serialbench_{name}", Path(__file__).with_name(f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-timeloop = load_beside("timeloop")
-side_api = load_beside("side_api")
 REQUESTS = {"prepare": ("name", "slot", "loops", "inner_loops", "min_time", "check", "time_call"),
             "cycles": ("count", "slots", "rewarm_calls"), "release": (), "exit": ()}
 
@@ -93,7 +83,7 @@ class Worker:
         inner = inner_loops or timeloop.inner_loops(bench.tier, None if loops else first_call)
         time_func = timeloop.make_time_func(prepared.op, inner, self.clock)
         if not loops:
-            timed = first_call is not None and first_call >= timeloop.TIMED_FIRST_CALL and inner == 1
+            timed = timeloop.timed_by_its_first_call(first_call) and inner == 1
             loops = 1 if timed else timeloop.calibrated_loops(time_func, min_time)
         self.slots[slot] = Slot(prepared.op, time_func, loops, loops * inner, padding)
         if loops > 1 or inner > 1:  # an op that fills a value with one call was warmed by prepare's own call
@@ -204,8 +194,7 @@ def hello(api, distributions) -> dict:
     return said
 
 
-def main() -> None:
-    config = json.loads(sys.argv[1])
+def main(config: dict) -> None:
     # Replies travel on the original stdout; anything a case prints goes to stderr instead.
     reply = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
@@ -226,6 +215,3 @@ def main() -> None:
     sys.stderr.flush()
     os._exit(0)
 
-
-if __name__ == "__main__":
-    main()

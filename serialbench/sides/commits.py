@@ -2,14 +2,14 @@
 work tree or a bare repository), and `PATH@A..B` the commits from A to B on B's first-parent line
 (A included: merges count as one commit each, as `git log --first-parent` lists them). PATH may be
 a folder inside a clone, or carry pip's `#subdirectory=DIR`: the package is that folder
-(measure/package_trees.py), and a range keeps the commits that change it. `PATH@{worktree}` is
+(sides/package_trees.py), and a range keeps the commits that change it. `PATH@{worktree}` is
 the work tree as it is now, uncommitted changes included: a maintainer's patch against its base.
 
 A commit becomes a side through a wheel built from a clean tree of its own, so that nothing the
 user's work tree holds (edits, files another build generated and git ignores, such as a Cython .c
 file) can leak into it: a fresh clone checked out at the commit for a package at the top of its
 repository (its build may read the git metadata), the package's folder alone, exported from the
-commit, for one inside it. The wheel is then installed as any local wheel (measure/overlays.py).
+commit, for one inside it. The wheel is then installed as any local wheel (sides/overlays.py).
 Builds are cached by the folder's tree hash, the folder, the interpreter and the build options,
 failures included: a second search over the same range builds nothing. A build that fails is a
 `BuildFailed` whose message is one line, the first cause pip's output names.
@@ -33,9 +33,9 @@ from pathlib import Path
 
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import last_line
-from serialbench.measure import package_trees
-from serialbench.measure.package_trees import WORK_TREE, Place
-from serialbench.measure.worktrees import git, resolve
+from serialbench.sides import package_trees
+from serialbench.sides.package_trees import WORK_TREE, Place
+from serialbench.sides.worktrees import git, resolve
 
 BUILD_RECORD = "serialbench-overlay.json"  # the overlays' manifest name: `cache list` and `prune` see builds too
 FULL_SHA = re.compile(r"[0-9a-f]{40}")
@@ -232,7 +232,7 @@ def package_name(commit: Commit) -> str | None:
 
 def check_names(commits: Sequence[Commit], expected: str | None = None) -> None:
     """A one-line error when the commits' metadata name more than one package (or another than `expected`)."""
-    from serialbench.measure.overlays import normalized
+    from serialbench.sides.overlays import normalized
 
     names = {commit.label: package_name(commit) for commit in commits}
     wanted = expected or next((name for name in names.values() if name), None)
@@ -245,7 +245,7 @@ def check_names(commits: Sequence[Commit], expected: str | None = None) -> None:
 # -- building ------------------------------------------------------------------------------------------
 
 def builds_root() -> Path:
-    from serialbench.measure.overlays import cache_root
+    from serialbench.sides.overlays import cache_root
 
     return cache_root().parent / "builds"
 
@@ -279,7 +279,7 @@ def build_key(commit: Commit, identity: dict, build: Build) -> str:
 def wheel(commit: Commit, python: str, build: Build, say: Callable[[str], None]) -> Path:
     """The wheel of a commit for this interpreter, built unless cached; BuildFailed (cached too) when
     it does not build."""
-    from serialbench.measure.overlays import interpreter_identity, staged
+    from serialbench.sides.overlays import interpreter_identity, staged
 
     identity = interpreter_identity(python)
     directory = builds_root() / build_key(commit, identity, build)

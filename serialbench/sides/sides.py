@@ -9,12 +9,14 @@ libraries goes first on its workers' sys.path (`overlay`).
 
 from __future__ import annotations
 
+import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from serialbench.measure.environment import worker_variables
+from serialbench.inside import START
+from serialbench.sides.environment import worker_variables
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,7 @@ class Side:
     python_version: str = ""  # when the interpreter is what is compared
     own_serialbench: bool = True  # its serialbench is root's (not so for a foreign --cases repository)
     libraries: tuple[str, ...] = ()  # distributions the selected cases use: their versions go in its files
-    ran: tuple[str, ...] = ()  # what it imported, as named: "protobuf 6.33.6 (installed)" (side_setup.py)
+    ran: tuple[str, ...] = ()  # what it imported, as named: "protobuf 6.33.6 (installed)" (sides/naming.py)
     payloads: tuple[str, ...] = ()  # --payload arguments (paths absolute): its workers build the same inputs
     # The process state of its workers (environment.worker_variables); () for the default one. The
     # run's --malloc-default and --memcpy-default set it; compare's sides always take the default.
@@ -65,6 +67,34 @@ class Side:
         """The distributions whose versions its workers report: its overlay's, then its cases'."""
         names = [installed.split()[0] for installed in self.installed]
         return tuple(dict.fromkeys([*names, *self.libraries]))
+
+    def command(self, script: str, request: dict) -> tuple[list[str], dict[str, str]]:
+        """The argv and the environment of a process in this side (run it with cwd=root): the module
+        `script` of serialbench/inside/ (the timing serialbench's, whatever the side's revision), given
+        `request`, in the side's interpreter with its overlay and its serialbench first on sys.path.
+        The one place that writes the launch line (asv's `env.run()`)."""
+        return [self.python, "-P", str(START), script, json.dumps(request)], worker_environment(self)
+
+    def serialbench(self, *args: str) -> tuple[list[str], dict[str, str]]:
+        """The argv and the environment of `python -m serialbench ARGS` run in this side."""
+        return [self.python, "-P", "-m", "serialbench", *args], worker_environment(self)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A side before timing: what it selects, what of that it cannot run and why, what it imported."""
+
+    side: Side
+    listed: list[str]
+    failed: dict[str, str] = field(default_factory=dict)  # name -> cause
+    why: str = ""  # why it lists nothing
+    versions: dict[str, str] = field(default_factory=dict)  # distribution -> version it imported
+    left_out: list[str] = field(default_factory=list)  # its cases left out: a library is not installed
+
+    @property
+    def runnable(self) -> list[str]:
+        return [name for name in self.listed if name not in self.failed]
+
 
 
 def worker_environment(side: Side) -> dict[str, str]:

@@ -1,8 +1,8 @@
 """Before any timing: what does this side select, can it run each benchmark, and which versions does it import?
 
-Started by measure/side_setup.py as `PYTHON -P side_check.py CONFIG` in a side's environment (its
+Started by sides/checks.py in a side's process (inside/start.py) in a side's environment (its
 overlay and its serialbench first on PYTHONPATH), like the timing worker, whose side API (side_api.py)
-it loads by path. It makes the side's selection once, from the user's filters, as the side's own
+it shares. It makes the side's selection once, from the user's filters, as the side's own
 `list` would; then, unless told to list only, it prepares each selected case and input once at the
 smallest tier: that imports the case's libraries and its generated code (where a protobuf too old
 or too new for the gencode fails), builds the op and checks the round trip, as the first round
@@ -13,18 +13,12 @@ selected cases' distributions], "versions": {distribution: version}, "python": v
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
-from pathlib import Path
 
-
-def load_beside(name: str):
-    spec = importlib.util.spec_from_file_location(f"serialbench_{name}", Path(__file__).with_name(f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from . import side_api
+from . import worker as timing_worker
 
 
 def cause(exc: BaseException, name: str) -> str:
@@ -72,8 +66,6 @@ def check(names, worker) -> tuple[dict[str, str], list[str]]:
 
 
 def answer(config) -> dict:
-    worker_module = load_beside("worker")
-    side_api = worker_module.side_api
     try:
         api = side_api.load()
     except side_api.SideRefused as exc:
@@ -84,16 +76,15 @@ def answer(config) -> dict:
         return {"listed": [], "why": str(exc), "left_out": []}
     found = {"listed": names, "why": "", "left_out": left_out, "failed": {}, "libraries": []}
     if names and not config["list_only"]:
-        worker = worker_module.Worker(config["case_dirs"], payloads=config["payloads"], api=api)
+        worker = timing_worker.Worker(config["case_dirs"], payloads=config["payloads"], api=api)
         found["failed"], found["libraries"] = check(names, worker)
-    found["versions"] = worker_module.distribution_versions(dict.fromkeys([*config["distributions"],
+    found["versions"] = timing_worker.distribution_versions(dict.fromkeys([*config["distributions"],
                                                                            *found["libraries"]]))
     found["python"] = sys.version.split()[0]
     return found
 
 
-def main() -> None:
-    config = json.loads(sys.argv[1])
+def main(config: dict) -> None:
     reply = os.fdopen(os.dup(1), "w")  # what a case prints goes to stderr; the answer to stdout
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -102,6 +93,3 @@ def main() -> None:
     sys.stderr.flush()
     os._exit(0)  # no teardown (TensorFlow's takes a third of a second)
 
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,1 @@
+"""Building and checking the sides of a session: revisions, overlays, releases, commits, interpreters."""

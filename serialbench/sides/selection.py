@@ -1,0 +1,34 @@
+"""The user's selection, checked once before any side: a typo in --tier, --input or -b is the
+user's, not a side's, and is said before any overlay is installed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from serialbench.core.errors import UsageError
+
+
+def check_selection(case_dirs: Sequence[str], patterns: Sequence[str], tiers: str | None,
+                    inputs: str | None, payloads: Sequence[str] = ()) -> None:
+    """The user's selection, checked once before any side: the tiers, the input kinds, the payloads,
+    and that every -b pattern names a benchmark of the catalog, whether or not its libraries are
+    installed here (an overlay may bring them)."""
+    from serialbench.catalog.discovery import discover
+    from serialbench.catalog.inputs import INPUT_KINDS, TIERS, default_inputs
+    from serialbench.catalog.payloads import parse_payloads
+    from serialbench.catalog.registry import all_benchmarks, name_matches
+    from serialbench.catalog.registry import case_dirs as directories
+    from serialbench.core.parsing import parse_words
+
+    sources = parse_payloads(payloads)
+    tier_list = parse_words(tiers, list(TIERS), "tier") or list(TIERS)
+    input_list = parse_words(inputs, list(INPUT_KINDS), "input") or ([] if sources else default_inputs())
+    if not patterns:
+        return
+    names = [b.name for b in all_benchmarks(discover(directories(case_dirs), lambda message: None),
+                                            input_list, tier_list, sources)]
+    for pattern in patterns:
+        if not any(name_matches(name, pattern) for name in names):
+            raise UsageError(f"-b {pattern!r} matches no benchmark at --tier {','.join(tier_list)} and --input "
+                             f"{','.join(input_list)}; names are FORMAT/IMPL/INPUT/TIER, "
+                             "see 'python -m serialbench list'")
