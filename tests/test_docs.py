@@ -8,10 +8,10 @@ test_examples.py and benchstat's doc_test.go check theirs.
   the files their own example commands write (`-o`, `--json`, `--markdown`, `--plot`).
 - Every figure quoted by name matches the committed result file it names. A figure is quoted by
   name when an HTML comment naming its source follows it, invisible on the page:
-  90.4 us<!-- results/REFERENCE.json.gz tfserving-rest/json/png/10K -->
-  14x<!-- results/REFERENCE.json.gz tfserving-rest/json/png/10K / tfserving-grpc/direct/png/10K -->
-  117 us<!-- results/REFERENCE.json.gz triton-binary/struct-pack/int32x3/100K - triton-binary/join/int32x3/100K -->
-  3.6x<!-- results/REFERENCE.json.gz triton-binary/join/float32/1M multiple -->
+  38.7 us<!-- results/REFERENCE.json.gz tfserving-rest/json/png/10K -->
+  16x<!-- results/REFERENCE.json.gz tfserving-rest/json/png/10K / tfserving-grpc/direct/png/10K -->
+  58 us<!-- results/REFERENCE.json.gz triton-binary/struct-pack/int32x3/100K - triton-binary/join/int32x3/100K -->
+  2.7x<!-- results/REFERENCE.json.gz triton-binary/join/float32/1M multiple -->
   A time is the benchmark's median (as `report` gives it); `A / B` a ratio of medians; `A - B` a
   difference; `A multiple` the paired multiple of the floor that the run's summary shows. The
   figure matches when it is the file's value rounded to the digits written (an integer's trailing
@@ -286,13 +286,13 @@ def test_a_figure_is_checked_to_the_digits_written():
     def check(text: str) -> str | None:
         return quote_error(QUOTE.search(text))
 
-    name = "tfserving-rest/json/png/10K"  # 90.44 us in the reference run
-    assert check(f"90.4 us<!-- results/REFERENCE.json.gz {name} -->") is None
-    assert check(f"90 us<!-- results/REFERENCE.json.gz {name} -->") is None
-    assert check(f"90.5 us<!-- results/REFERENCE.json.gz {name} -->") == \
-        "90.5 us quoted, the file gives 90.438 us"
+    name = "tfserving-rest/json/png/10K"  # 38.72 us in the reference run
+    assert check(f"38.7 us<!-- results/REFERENCE.json.gz {name} -->") is None
+    assert check(f"39 us<!-- results/REFERENCE.json.gz {name} -->") is None
+    assert check(f"38.8 us<!-- results/REFERENCE.json.gz {name} -->") == \
+        "38.8 us quoted, the file gives 38.720 us"
     assert check(f"696 us<!-- results/REFERENCE.json.gz {name} -->") == \
-        "696 us quoted, the file gives 90.44 us"
+        "696 us quoted, the file gives 38.72 us"
 
 
 # --- the CLI reference -------------------------------------------------------------------------------
