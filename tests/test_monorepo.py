@@ -152,3 +152,18 @@ def test_bad_input_is_one_line_and_exit_2_with_nothing_built(mono, tmp_path, cas
     assert done.returncode == 2, done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and words in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "cache").exists()
+
+
+@pytest.mark.slow
+def test_patch_of_a_clean_work_tree_is_an_a_a_named_as_the_work_tree(mono, tmp_path):
+    """With no uncommitted change, both sides build the same files; HEAD is still named the work tree
+    (its build its own cache entry), and the row is no change."""
+    env = {**mono["env"], "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = tmp_path / "clean.json"
+    done = session(mono, "compare", "--patch", mono["repo"] / FOLDER, "--json", out, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    head = subprocess.run(["git", "-C", str(mono["repo"]), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    data = json.loads(out.read_text())
+    assert (data["base"], data["head"]) == (f"toyser 1.0 (commit {head[:8]})", "toyser 1.0 (work tree)")
+    assert data["benchmarks"][0]["verdict"] in ("no change", "too noisy to tell")

@@ -273,6 +273,8 @@ def build_key(commit: Commit, identity: dict, build: Build) -> str:
     parts = {"recipe": RECIPE, "tree": source_tree(commit), "folder": commit.folder,
              "python": [identity["version"], identity["soabi"]],
              "tools": sorted(build.tools), "steps": list(build.steps), "requirements": build.requirements}
+    if commit.work_tree:  # its own entry, named so: a clean work tree is not labelled as its HEAD's build
+        parts["work_tree"] = True
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
