@@ -115,10 +115,12 @@ def count_mode(args) -> str | None:
 
 def patch_specs(given: str) -> tuple[str, str]:
     """--patch PATH[@REV]: BASE's spec (PATH@REV, REV HEAD by default) and HEAD's (PATH@{worktree})."""
-    path, revision = commits.split_spec(given) or (given, "HEAD")
-    where = commits.repository(path)
+    if commits.is_commit_spec(given):
+        where, revision = commits.repository_of(given)  # PATH@REV, with or without #subdirectory=DIR
+    else:
+        where, revision = commits.repository(given), "HEAD"
     if where is None:
-        raise UsageError(f"--patch {given}: {path} is not a folder of a git clone; give the library's clone or its "
+        raise UsageError(f"--patch {given}: it is not a folder of a git clone; give the library's clone or its "
                          "package's folder inside it, optionally @REV (default HEAD)")
     return where.spec(revision), where.spec(commits.WORK_TREE)
 

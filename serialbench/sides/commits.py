@@ -141,8 +141,11 @@ def describe(repo: Path, sha: str, folder: str = "") -> Commit:
     return Commit(repo, head[0], head[2], head[1], tuple(files.split()), folder)
 
 
+@functools.cache
 def commit_of(spec: str) -> Commit:
-    """The commit a PATH@REV spec names; PATH@{worktree}: the work tree's folder as it is now, on its HEAD."""
+    """The commit a PATH@REV spec names; PATH@{worktree}: the work tree's folder as it is now, on its HEAD.
+    Once per spec and process: the check before anything is built and the build see the same commit,
+    and the same snapshot of a work tree (edits made meanwhile do not leak in)."""
     where, revision = repository_of(spec)
     if revision == WORK_TREE:
         tree = package_trees.work_tree_tree(where)
@@ -188,11 +191,11 @@ def is_range(spec: str) -> bool:
 
 def expand_range(spec: str) -> list[Commit]:
     """PATH@A..B to its commits (first_parent)."""
-    repo, revisions = repository_of(spec)
+    where, revisions = repository_of(spec)
     good, _, bad = revisions.partition("..")
     if not good or not bad or ".." in bad:
         raise UsageError(f"{spec!r}: give a range as PATH@GOOD..BAD (e.g. ../msgpack-python@v1.1.2..v1.2.0)")
-    return first_parent(repo, good, bad)
+    return first_parent(where, good, bad)
 
 
 def label(spec: str) -> str:
@@ -250,11 +253,15 @@ def builds_root() -> Path:
     return cache_root().parent / "builds"
 
 
+def folder_of(commit: Commit) -> str | None:
+    """The tree that is built: the package's folder at the commit (or in the work tree); None when
+    the commit has no such folder."""
+    return commit.work_tree or package_trees.folder_tree(commit.place, commit.sha)
+
+
 def source_tree(commit: Commit) -> str:
-    """The tree that is built: the package's folder at the commit (or in the work tree)."""
-    if commit.work_tree:
-        return commit.work_tree
-    tree = package_trees.folder_tree(commit.place, commit.sha)
+    """folder_of, or BuildFailed."""
+    tree = folder_of(commit)
     if tree is None:
         raise BuildFailed(f"has no folder {commit.folder}", commit.label)
     return tree
@@ -262,7 +269,7 @@ def source_tree(commit: Commit) -> str:
 
 def check_package(commit: Commit, spec: str) -> None:
     """A one-line error, before anything is built, when the commit's folder holds no package."""
-    tree = commit.work_tree or package_trees.folder_tree(commit.place, commit.sha)
+    tree = folder_of(commit)
     if tree is None or not package_trees.has_package(commit.place, tree):
         where = commit.folder or "its top level"
         raise UsageError(f"{spec!r}: {where} holds no package at {commit.label} (no pyproject.toml or setup.py); "

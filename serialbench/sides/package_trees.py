@@ -37,11 +37,6 @@ class Place:
     repo: Path
     folder: str = ""
 
-    @property
-    def name(self) -> str:
-        """What the place is called in a table: the folder's name, else the repository's."""
-        return posixpath.basename(self.folder) if self.folder else self.repo.name.removesuffix(".git")
-
     def spec(self, revision: str) -> str:
         return f"{self.repo}@{revision}" + (f"{SUFFIX}{self.folder}" if self.folder else "")
 
@@ -82,23 +77,18 @@ def place(path: str, folder: str = "") -> Place | None:
     return Place(repo, joined)
 
 
-def folder_tree(place_: Place, sha: str) -> str | None:
-    """The tree of the package's folder at a commit, or None when the commit has no such folder."""
-    done = _git(place_.repo, "rev-parse", "--verify", "--quiet", f"{sha}:{place_.folder}" if place_.folder
-                else f"{sha}^{{tree}}")
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
 def folder_trees(place_: Place, shas: list[str]) -> list[str | None]:
-    """folder_tree of many commits in one git call."""
+    """The tree of the package's folder at each commit (None where a commit has no such folder), in one
+    git call: `SHA:FOLDER` names it, `SHA:` the commit's whole tree."""
     names = "".join(f"{sha}:{place_.folder}\n" for sha in shas)
     done = subprocess.run(["git", "-C", str(place_.repo), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
                           input=names, capture_output=True, text=True)
-    found = []
-    for line in done.stdout.splitlines():
-        parts = line.split()
-        found.append(parts[0] if len(parts) == 2 and parts[1] == "tree" else None)
-    return found if len(found) == len(shas) else [folder_tree(place_, sha) for sha in shas]
+    found = [line.split() for line in done.stdout.splitlines()]  # '<name> missing' for a path not there
+    return [parts[0] if len(parts) == 2 and parts[1] == "tree" else None for parts in found]
+
+
+def folder_tree(place_: Place, sha: str) -> str | None:
+    return folder_trees(place_, [sha])[0]
 
 
 def has_package(place_: Place, tree: str) -> bool:
