@@ -23,10 +23,11 @@ from serialbench.sides.sides import Side
 MODES = ("instructions", "cycles", "memory")
 SAME = "same"
 # Each mode's tolerance when --min-effect is not given: a relative change of HEAD's count over BASE's.
-# Instructions and cycles: two runs of one revision agree within 0.5% (measure/instructions.py).
+# Instructions and cycles: two runs of one revision agree exactly, and code the op never runs moves
+# a 1K op's count by up to 1.6% (measure/instructions.py).
 # Memory: two runs agree to the allocation on most benchmarks; CPython's free lists and numpy's cache
 # make a few fractional, hence also an absolute floor (ABSOLUTE) under which no difference counts.
-TOLERANCE = {"instructions": 0.01, "cycles": 0.01, "memory": 0.001}
+TOLERANCE = {"instructions": 0.02, "cycles": 0.02, "memory": 0.001}
 ABSOLUTE = {"allocs_per_op": 0.5, "bytes_per_op": 16.0}
 UNITS = {"instructions": "instructions per op", "cycles": "estimated cycles per op", "memory": "bytes per op"}
 
