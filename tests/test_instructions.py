@@ -58,7 +58,6 @@ def test_estimated_cycles_repeat_within_half_a_percent_and_see_one_more_copy_at_
     assert two.per_op == pytest.approx(2 * one.per_op, rel=0.05)
 
 
-
 # Code that has nothing to do with any op, kept alive by a case module of its own: 300 functions and
 # a table of 2,000 objects.
 UNRELATED = "\n".join(f"def unrelated_{i}(x):\n    return [x * {i}, {{'k{i}': x}}]\n" for i in range(300)) + \
