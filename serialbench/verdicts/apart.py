@@ -28,8 +28,7 @@ from serialbench.core import stats
 from serialbench.results.files import Result, ResultFile
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.judge import Judged, judge_unpaired
-from serialbench.verdicts.paired import medians
-from serialbench.verdicts.timings import floor_ratios
+from serialbench.verdicts.timings import floor_ratios, run_medians
 
 FLOOR_MOVED = "no time verdict"  # a row with only its time, where the floor is not shown to have stayed put
 MULTIPLE, TIME = "multiple", "time"  # what a row was judged on
@@ -72,11 +71,7 @@ def basis_of(base: Result, new: Result) -> Basis:
     base_multiples, new_multiples = process_multiples(base), process_multiples(new)
     if base_multiples and new_multiples:
         return Basis(new.name, MULTIPLE, base_multiples, new_multiples)
-    return Basis(new.name, TIME, medians(timed_runs(base)), medians(timed_runs(new)))
-
-
-def timed_runs(result: Result) -> list:
-    return [run for run in result.benchmark.get_runs() if run.values]
+    return Basis(new.name, TIME, run_medians(base.benchmark), run_medians(new.benchmark))
 
 
 def floor_drift(base: ResultFile, new: ResultFile, min_effect: float = stats.MIN_EFFECT) -> Drift:
@@ -86,8 +81,8 @@ def floor_drift(base: ResultFile, new: ResultFile, min_effect: float = stats.MIN
              and (b := base.get(n.name)) is not None and b.median is not None and n.median is not None]
     if not pairs:
         return Drift(None, 0)
-    rows, selection = judge_unpaired({n.name: medians(timed_runs(b)) for b, n in pairs},
-                                     {n.name: medians(timed_runs(n)) for _, n in pairs}, min_effect)
+    rows, selection = judge_unpaired({n.name: run_medians(b.benchmark) for b, n in pairs},
+                                     {n.name: run_medians(n.benchmark) for _, n in pairs}, min_effect)
     if selection is not None and selection.low > -1 and math.isfinite(selection.high):
         return Drift(selection, len(pairs))
     return Drift(rows_at_once([row.verdict for row in rows]), len(pairs))
