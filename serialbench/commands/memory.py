@@ -3,7 +3,7 @@
 pyperf's memory modes replace timings, so memory is measured here (measure/memory.py), for the
 benchmarks of a result file, and written beside it as RESULTS.memory.json, which `report` reads:
 B/op and allocs/op (memray, native allocations included), peak and retained (tracemalloc). Each
-FORMAT/IMPL runs in a fresh interpreter (the hidden `worker memory`, commands/workers.py) so that
+FORMAT/IMPL runs in a fresh interpreter (the hidden `worker memory`, serialbench/workers.py) so that
 one case's imports and caches do not count against another's. When done, it prints the figures as
 `go test -benchmem` does, one line per benchmark beside its median time (views/benchmem.py).
 
@@ -18,9 +18,9 @@ import os
 import subprocess
 import sys
 
+from serialbench import workers
 from serialbench.catalog.discovery import source_root
 from serialbench.catalog.payloads import parse_payload
-from serialbench.commands import workers
 from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import add_filter_arguments, payload_arguments
 from serialbench.core.errors import UsageError
