@@ -368,3 +368,13 @@ def library_version(dist: str) -> str | None:  # (2 ms: 8 s of each round of 864
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         return None
+
+
+def floors_of(benchmarks: Sequence[Benchmark]) -> dict[str, str | None]:
+    """Each benchmark's floor in the selection (None for the floor itself)."""
+    names = {bench.name for bench in benchmarks}
+    floors: dict[str, str | None] = {}
+    for bench in benchmarks:
+        floor = f"{FLOOR[0]}/{FLOOR[1]}/{bench.input}/{bench.tier}"
+        floors[bench.name] = None if is_floor(bench) or floor not in names else floor
+    return floors
