@@ -378,3 +378,8 @@ def floors_of(benchmarks: Sequence[Benchmark]) -> dict[str, str | None]:
         floor = f"{FLOOR[0]}/{FLOOR[1]}/{bench.input}/{bench.tier}"
         floors[bench.name] = None if is_floor(bench) or floor not in names else floor
     return floors
+
+
+def slow_at_1m() -> set[str]:
+    """FORMAT/IMPL of each built-in case whose op takes up to seconds at 1M (Case.slow_at_1m)."""
+    return {case.label for case in discover([BUILTIN_CASES_DIR], lambda message: None) if case.slow_at_1m}
