@@ -8,7 +8,8 @@ per set of sides, when some refuse some benchmarks), a new order each round, wit
 rounds of compare. The verdicts are on each adjacent step, corrected across every step and
 benchmark (verdicts/steps.py); the table shows each release's change against the first, the anchor
 (views/sweep_table.py). `--shard K/N` times one part of the releases, with the anchor and the
-release before the part; `--merge` joins the parts' --json files into one table.
+release before the part; `--merge` joins the parts' --json files into one table. The plan (the SPECs
+to sides, their names and groups) is sides/sweep_plan.py's; this command times a session a group.
 """
 
 from __future__ import annotations
