@@ -1,7 +1,8 @@
 """serialbench: what it costs, in Python, to prepare an ML inference request.
 
 The package is in layers whose imports go one way (docs/architecture.md; tests/test_layers.py):
-core -> catalog -> measure -> results -> verdicts -> views -> commands. The public API for case
+core -> catalog -> inside -> sides -> measure -> results -> verdicts -> views -> commands
+(the entry point, __main__.py, and the workers' one, workers.py, with the commands). The public API for case
 modules is `serialbench.case.Case` and `serialbench.inputs`.
 """
 

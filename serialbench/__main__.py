@@ -4,7 +4,7 @@ Each command lives in its own module under serialbench/commands/ and is imported
 so that `list` stays fast and a worker of another command imports nothing it does not need. Every
 command runs the same way (commands/contract.py): `main(argv, stdout, stderr)`
 is the whole program as a function, which tests call in-process. `worker` is not a command: it is
-the hidden entry point of the processes serialbench starts itself (commands/workers.py).
+the hidden entry point of the processes serialbench starts itself (serialbench/workers.py).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ COMMANDS = {
     "budget": ("budget", "wall time of the --fast suite, one format and compare on this machine"),
     "cache": ("cache", "list or prune the overlays of --with, --*-with, sweep and bisect, and commits' builds"),
 }
-WORKER = "worker"  # the hidden entry point (commands/workers.py), never listed
+WORKER = "worker"  # the hidden entry point (serialbench/workers.py), never listed
 
 
 def commands_help() -> str:
@@ -50,7 +50,7 @@ def main(argv: list[str], stdout: IO[str] | None = None, stderr: IO[str] | None 
     stdout = sys.stdout if stdout is None else stdout
     stderr = sys.stderr if stderr is None else stderr
     if argv and argv[0] == WORKER:
-        from serialbench.commands import workers
+        from serialbench import workers
 
         return workers.main(argv[1:])
     if argv and not argv[0].startswith("-"):

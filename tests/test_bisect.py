@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from serialbench.commands import bisect
-from serialbench.verdicts import vocabulary
+from serialbench.commands.options import settings_from
+from serialbench.verdicts import bisection, vocabulary
 from serialbench.verdicts.bisection import Bracket, Result
 from serialbench.verdicts.steps import Step
 from serialbench.views.bisect_steps import answer_lines
@@ -56,9 +56,8 @@ def modelled(costs, noisy=(), direction="changed", max_sessions=None, threshold=
     unless it touches a version in `noisy`, which is too noisy to tell; a step in `threshold` (pairs)
     is at the threshold."""
     versions = list(costs)
-    args = SimpleNamespace(direction=direction, max_sessions=max_sessions)
-    search = bisect.Bisection(args, None, versions, "x/y/float32/1K")
-    search.side = lambda version: object()
+    search = bisection.Bisection(versions, "x/y/float32/1K", lambda version: (object(), ""), None, None, 0.02,
+                                 direction, max_sessions)
 
     def judge(before, after):
         change = costs[after] / costs[before] - 1
@@ -143,13 +142,12 @@ def test_a_budget_stops_the_search_and_names_what_it_left():
 @pytest.mark.parametrize("word, sessions", [(vocabulary.AT_THRESHOLD, 1), (vocabulary.TOO_NOISY, 3)])
 def test_a_step_at_the_threshold_is_measured_and_not_taken_again_but_a_noisy_one_is(monkeypatch, word, sessions):
     steps = (Step("1", "2", 0.02, 0.017, 0.023, word, 64),)
-    monkeypatch.setattr(bisect, "run_session",
-                        lambda *args, **hooks: SimpleNamespace(interrupted=False, rounds=64, seconds=6))
-    monkeypatch.setattr(bisect, "sweep_rows", lambda *args: [SimpleNamespace(steps=steps, from_anchor=steps)])
+    monkeypatch.setattr(bisection, "sweep_rows", lambda *args: [SimpleNamespace(steps=steps, from_anchor=steps)])
     args = SimpleNamespace(direction="changed", min_effect=None, rounds=None, max_rounds=64, max_time=20,
                            min_time=0.002, cpus=1, max_sessions=None)
-    search = bisect.Bisection(args, None, ["1", "2"], "x/y/float32/1K")
-    search.side = lambda version: object()
+    search = bisection.Bisection(["1", "2"], "x/y/float32/1K", lambda version: (object(), ""),
+                                 lambda *args: SimpleNamespace(interrupted=False, rounds=64, seconds=6),
+                                 settings_from(args), 0.02, max_minutes=20)
     assert search.session(["1", "2"])[0].verdict == word and len(search.sessions) == sessions
 
 

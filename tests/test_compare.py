@@ -299,7 +299,7 @@ def test_failing_rows_for_each_gate():
 def test_calibrate_wraps_every_case_under_its_prefix_and_keeps_its_bytes(tmp_path):
     from serialbench.catalog.discovery import load_case_module
     from serialbench.catalog.inputs import make_payload
-    from serialbench.commands.calibrate import FORMAT_PREFIX, write_case_modules
+    from serialbench.measure.slowdown import FORMAT_PREFIX, write_case_modules
 
     unchanged, _, slowed = write_case_modules(tmp_path, [0.5])
     for directory in (unchanged, slowed):
@@ -353,7 +353,7 @@ def test_calibrate_counts_a_variant_whose_work_did_not_land_as_an_injection_fail
 def test_calibrate_measures_its_injected_work_once_per_variant_and_benchmark(tmp_path):
     from serialbench.catalog.discovery import load_case_module
     from serialbench.catalog.inputs import make_payload
-    from serialbench.commands.calibrate import FORMAT_PREFIX, write_case_modules
+    from serialbench.measure.slowdown import FORMAT_PREFIX, write_case_modules
 
     _, _, slowed = write_case_modules(tmp_path, [0.5])
     key = "baseline/tobytes/float32/1K"

@@ -15,7 +15,7 @@ import pytest
 
 from serialbench.catalog.case import Case
 from serialbench.catalog.fidelity import LOSSLESS, LOSSY, REJECTED, Fidelity
-from serialbench.catalog.roundtrip import Check, Trial
+from serialbench.catalog.fidelity_check import Check, Trial
 from serialbench.core import stats
 from serialbench.results.files import load
 from serialbench.verdicts.paired import Compared

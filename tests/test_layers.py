@@ -22,9 +22,9 @@ pytestmark = pytest.mark.source_tree  # reads serialbench/ and cases/ as files o
 PACKAGE = PROJECT_ROOT / "serialbench"
 LAYERS = ("core", "catalog", "inside", "sides", "measure", "results", "verdicts", "views", "commands")
 # Modules at the top of the package: the public API of case modules sits with the catalog; the
-# entry point with the commands.
+# entry points (the commands' and the workers') with the commands.
 TOP = {"serialbench": "core", "serialbench.case": "catalog", "serialbench.inputs": "catalog",
-       "serialbench.__main__": "commands"}
+       "serialbench.__main__": "commands", "serialbench.workers": "commands"}
 PUBLIC_API = {"serialbench.case", "serialbench.inputs"}
 
 
@@ -205,3 +205,13 @@ def test_one_place_writes_the_launch_line_of_a_side_s_process():
 def test_measure_holds_the_engine_and_the_counts_in_at_most_2000_lines():
     lines = sum(len(path.read_text().splitlines()) for path in (PACKAGE / "measure").glob("*.py"))
     assert lines <= 2000, lines
+
+
+def test_the_package_docstrings_and_serialbench_s_own_name_the_same_layers_in_the_same_order():
+    """serialbench/__init__.py gives the chain; each layer's __init__.py opens with "Layer N, NAME:"."""
+    assert " -> ".join(LAYERS) in " ".join((PACKAGE / "__init__.py").read_text().split())
+    for index, name in enumerate(LAYERS, start=1):
+        opening = (PACKAGE / name / "__init__.py").read_text().lstrip('"')
+        assert opening.startswith(f"Layer {index}, {name}:"), f"{name}/__init__.py: {opening[:40]!r}"
+    assert sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file() and p.name != "cases") \
+        == sorted(LAYERS)

@@ -17,7 +17,7 @@ MB = 1_000_000
 
 
 def memory_pass(*args) -> subprocess.CompletedProcess:
-    # `python -m serialbench memory`; its workers are `python -m serialbench worker memory` (commands/workers.py).
+    # `python -m serialbench memory`; its workers are `python -m serialbench worker memory` (serialbench/workers.py).
     return subprocess.run([sys.executable, "-m", "serialbench", "memory", *map(str, args)],
                           cwd=PROJECT_ROOT, capture_output=True, timeout=600)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pyperf
 import pytest
 
+from serialbench.catalog.fidelity_check import check
 from serialbench.catalog.inputs import MAX_INPUT_BYTES, tier_size
 from serialbench.catalog.payloads import (
     BYTES_ELEMENT,
@@ -20,7 +21,6 @@ from serialbench.catalog.payloads import (
     size_word,
 )
 from serialbench.catalog.registry import Benchmark, payload_refusal, prepare, select
-from serialbench.catalog.roundtrip import check
 from serialbench.core.errors import UsageError
 from serialbench.inside import worker as timing_worker
 from tests.helpers import SMALLEST, assert_one_line_usage_error, serialbench

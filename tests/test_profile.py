@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from serialbench.commands.profile import function_label
+from serialbench.measure.profiling import function_label
 from tests.helpers import assert_one_line_usage_error, serialbench
 
 HOT_CASE = '''

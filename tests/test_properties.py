@@ -23,9 +23,9 @@ from hypothesis.extra.numpy import array_shapes, arrays, from_dtype
 
 from serialbench.catalog.edge_inputs import edge_payload, edges_for
 from serialbench.catalog.fidelity import LOSSLESS
+from serialbench.catalog.fidelity_check import check
 from serialbench.catalog.inputs import INPUT_KINDS, Payload, Tensor
 from serialbench.catalog.registry import select
-from serialbench.catalog.roundtrip import check
 
 CASES = select(inputs=",".join(INPUT_KINDS))[1]
 DTYPE_EDGES = {

@@ -120,7 +120,7 @@ def test_two_cases_for_one_half_of_a_round_trip_are_refused(tmp_path):
 
 def test_the_cases_slow_at_1m_are_every_case_of_the_json_formats():
     from serialbench.catalog.discovery import BUILTIN_CASES_DIR, discover
-    from serialbench.commands.calibrate import slow_at_1m
+    from serialbench.catalog.registry import slow_at_1m
 
     cases = discover([BUILTIN_CASES_DIR], lambda message: None)
     json_formats = ("tfserving-rest", "kserve-json")  # calibrate's SLOW_AT_1M before the cases said it

@@ -16,6 +16,7 @@ import pytest
 from serialbench.measure.engine import still_running
 from serialbench.measure.lanes import floor_ratio
 from serialbench.measure.session import FLOOR_RATIO, RUN_DEFAULT, RUN_FAST, RoundDone, Run, Session, run_settings
+from serialbench.results import run_files
 from serialbench.sides.sides import Side
 from serialbench.views.progress import RoundProgress
 from tests.helpers import PROJECT_ROOT, SMALLEST, assert_one_line_usage_error, serialbench
@@ -298,7 +299,7 @@ def test_a_long_run_keeps_its_rounds_on_disk_as_it_goes_and_the_end_replaces_the
         return session
 
     monkeypatch.setattr(run_command, "run_session", three_rounds)
-    monkeypatch.setattr(run_command.Checkpoint, "EVERY_SECONDS", 0.0)
+    monkeypatch.setattr(run_files.Checkpoint, "EVERY_SECONDS", 0.0)
     status, stderr = run_in_process(["-b", "baseline/tobytes/float32/1K", "--no-summary", "-q", "-o", str(output)])
     assert status == 0, stderr
     assert on_disk == [(1, 1), (2, 2), (3, 3)]

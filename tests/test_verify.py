@@ -6,9 +6,9 @@ import pytest
 
 from serialbench.catalog.edge_inputs import EDGE_INPUTS, edge_payload, edges_for
 from serialbench.catalog.fidelity import LOSSLESS, LOSSY, REJECTED, UNCHECKED
+from serialbench.catalog.fidelity_check import Trial, check, plan
 from serialbench.catalog.inputs import make_payload
 from serialbench.catalog.registry import select
-from serialbench.catalog.roundtrip import Trial, check, plan
 from tests.helpers import assert_one_line_usage_error, serialbench, verify_rows
 
 VERDICTS = (LOSSLESS, LOSSY, REJECTED, UNCHECKED)

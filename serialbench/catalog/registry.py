@@ -368,3 +368,18 @@ def library_version(dist: str) -> str | None:  # (2 ms: 8 s of each round of 864
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         return None
+
+
+def floors_of(benchmarks: Sequence[Benchmark]) -> dict[str, str | None]:
+    """Each benchmark's floor in the selection (None for the floor itself)."""
+    names = {bench.name for bench in benchmarks}
+    floors: dict[str, str | None] = {}
+    for bench in benchmarks:
+        floor = f"{FLOOR[0]}/{FLOOR[1]}/{bench.input}/{bench.tier}"
+        floors[bench.name] = None if is_floor(bench) or floor not in names else floor
+    return floors
+
+
+def slow_at_1m() -> set[str]:
+    """FORMAT/IMPL of each built-in case whose op takes up to seconds at 1M (Case.slow_at_1m)."""
+    return {case.label for case in discover([BUILTIN_CASES_DIR], lambda message: None) if case.slow_at_1m}

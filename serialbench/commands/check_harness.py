@@ -27,9 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from serialbench import workers
 from serialbench.catalog.discovery import PACKAGE_DIR
 from serialbench.catalog.registry import select
-from serialbench.commands import workers
 from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import add_filter_arguments, check_cpus
 from serialbench.core.errors import UsageError

@@ -3,7 +3,7 @@
 The change is between two sides (sides/sides.py): two git revisions of the cases, two
 environments (libraries installed at other versions or from a local checkout, or another
 interpreter), or both. The timing interleaves them, a lane each (measure/engine.py), the verdicts
-come from core/stats.py through verdicts/paired.py, the table from views/verdict_table.py, and
+come from the package core/stats/ through verdicts/paired.py, the table from views/verdict_table.py, and
 both sides' result files stay in results/ of the working directory. Before any timing, each side
 makes its selection once, in its own environment, and is checked and named (sides/checks.py):
 what a side cannot run is said, one line per cause, and left out. An interrupted session still

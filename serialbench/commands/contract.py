@@ -14,7 +14,7 @@ every output file that was given: one policy, never overwritten, refused in one 
 (`claim`). The Output owns what leaves the command: the answer on stdout, progress and notes on
 stderr (`say`), and the files, each announced on stderr once written. A command is imported only
 when used (`load`), so that `list` and the workers stay cheap. The processes that serialbench
-starts itself are not commands: their hidden entry points are in commands/workers.py.
+starts itself are not commands: their hidden entry points are in serialbench/workers.py.
 """
 
 from __future__ import annotations

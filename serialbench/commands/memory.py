@@ -3,7 +3,7 @@
 pyperf's memory modes replace timings, so memory is measured here (measure/memory.py), for the
 benchmarks of a result file, and written beside it as RESULTS.memory.json, which `report` reads:
 B/op and allocs/op (memray, native allocations included), peak and retained (tracemalloc). Each
-FORMAT/IMPL runs in a fresh interpreter (the hidden `worker memory`, commands/workers.py) so that
+FORMAT/IMPL runs in a fresh interpreter (the hidden `worker memory`, serialbench/workers.py) so that
 one case's imports and caches do not count against another's. When done, it prints the figures as
 `go test -benchmem` does, one line per benchmark beside its median time (views/benchmem.py).
 
@@ -14,20 +14,16 @@ The companion file is never overwritten: when it exists, its figures are shown (
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
-from serialbench.catalog.discovery import source_root
+from serialbench import workers
 from serialbench.catalog.payloads import parse_payload
-from serialbench.commands import workers
 from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import add_filter_arguments, payload_arguments
 from serialbench.core.errors import UsageError
-from serialbench.core.gitinfo import commit_and_dirty
 from serialbench.inside import allocations
 from serialbench.measure.memory import DEFAULT_CALLS
-from serialbench.results.files import MEMORY_FORMAT, load, memory_companion, memory_path_for
+from serialbench.results.files import load, memory_companion, memory_file, memory_path_for, recorded_payloads
 from serialbench.results.selection import select_results
 from serialbench.views.benchmem import benchmem, benchmem_json, benchmem_markdown
 
@@ -77,7 +73,7 @@ def run(args, out: Output) -> int:
         failed.extend(missing)
         for name in missing:
             out.say(f"  {name}: not measured (the case is not available here)")
-    out.write_file(out_path, _companion(results, measured, overheads, args.calls), "memory")
+    out.write_file(out_path, memory_file(results.path, measured, overheads, args.calls), "memory")
     shown = [result for result in select_results(load(args.results), args.patterns, args.tier, selected_inputs(args))
              if result.name in measured]
     _show(out, shown, out_path)
@@ -110,12 +106,6 @@ def selected_inputs(args) -> str | None:
     return ",".join([*([args.input] if args.input else []), *words]) or None
 
 
-def recorded_payloads(selected) -> list[str]:
-    """The --payload arguments the run of these results was given, as its metadata records them."""
-    recorded = (result.benchmark.get_metadata().get("serialbench_payload") for result in selected)
-    return list(dict.fromkeys(str(payload) for payload in recorded if payload))
-
-
 def _run_worker(names: list[str], case_dirs: list[str], calls: int, payloads: list[str]) -> list[dict]:
     try:
         done = subprocess.run(workers.memory_command(names, case_dirs, calls, payloads), capture_output=True,
@@ -135,24 +125,3 @@ def _run_worker(names: list[str], case_dirs: list[str], calls: int, payloads: li
         seen = {entry.get("name") for entry in entries}
         entries.extend({"name": name, "error": reason} for name in names if name not in seen)
     return entries
-
-
-def _companion(results, measured: dict, overheads: dict, calls: int) -> str:
-    root = source_root()
-    commit, dirty = commit_and_dirty(root) if root else ("unknown", False)
-    data = {
-        "serialbench_memory": MEMORY_FORMAT,
-        "results_file": os.path.basename(results.path),
-        "serialbench_commit": commit,
-        "serialbench_dirty": int(dirty),
-        "python_version": sys.version.split()[0],
-        "calls": calls,
-        "method": "bytes_per_op, allocs_per_op: memray (Python and native allocators), regions of K and 2K "
-                  "calls (alloc_calls = K), the profiler's frame objects and the harness's overhead (baseline/noop, "
-                  "per FORMAT/IMPL worker) taken off; peak, retained: tracemalloc, gc off; peak = max over calls "
-                  "of peak above the level before the call; retained = median over calls of memory held when the "
-                  "call returns, result alive",
-        "overhead": overheads,
-        "benchmarks": measured,
-    }
-    return json.dumps(data, indent=1, sort_keys=False) + "\n"

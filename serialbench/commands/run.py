@@ -6,24 +6,20 @@ benchmark not yet settled timed in each round beside its memcpy floor, until its
 or the cap. `--fast` and `--rigorous` are presets of the same rule. The result is a pyperf file, a
 run per process (results/run_files.py), never written over (`-o` is claimed before any work, as
 every output: commands/contract.py; `--append` adds to a file on purpose; a long run keeps its rounds
-in it as it goes, Checkpoint), and the run ends with
+in it as it goes, results/run_files.py's Checkpoint), and the run ends with
 the tables of medians, multiples and rankings, then its answer in a few lines (views/summary.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
-import time
-import uuid
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from serialbench.catalog.discovery import source_root
-from serialbench.catalog.registry import FLOOR, Benchmark, is_floor, library_version, refusal_summary, select
+from serialbench.catalog.registry import floors_of, refusal_summary, select
 from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import (
     add_cpus_argument,
@@ -37,11 +33,11 @@ from serialbench.core import medians
 from serialbench.core.errors import UsageError
 from serialbench.core.gitinfo import commit_and_dirty
 from serialbench.core.parsing import parse_percent
-from serialbench.inside import timeloop
 from serialbench.measure.engine import run_session
 from serialbench.measure.session import MIN_TIME, RUN_DEFAULT, RUN_FAST, RUN_RIGOROUS, Settings, run_settings
-from serialbench.results.files import RESULTS_FORMAT
-from serialbench.results.paths import run_stem, safe_stem, unique_paths
+from serialbench.results import run_files
+from serialbench.results.paths import run_output_path
+from serialbench.results.run_files import run_metadata
 from serialbench.sides import environment
 from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import installed_root
@@ -137,30 +133,6 @@ def run_settings_from(args) -> Settings:
                    max_seconds=args.max_time * 60 if args.max_time else None)
 
 
-def floors_of(benchmarks: Sequence[Benchmark]) -> dict[str, str | None]:
-    """Each benchmark's floor in the selection (None for the floor itself)."""
-    names = {bench.name for bench in benchmarks}
-    floors: dict[str, str | None] = {}
-    for bench in benchmarks:
-        floor = f"{FLOOR[0]}/{FLOOR[1]}/{bench.input}/{bench.tier}"
-        floors[bench.name] = None if is_floor(bench) or floor not in names else floor
-    return floors
-
-
-def output_path(args, commit: str, dirty: bool, installed: Sequence[str]) -> str:
-    for option, path in (("-o", args.output), ("--append", args.append)):
-        if path and os.path.isdir(path):
-            raise UsageError(f"{option} {path} is a directory; give a result file name")
-    if args.output and args.append:
-        raise UsageError("give -o FILE for a new result file or --append FILE to add to one, not both")
-    if args.output:  # claimed by the contract before any work: new, in a directory that exists
-        return args.output
-    if args.append:
-        return args.append
-    stem = run_stem(commit, dirty) + (f"-with-{safe_stem(', '.join(installed))}" if installed else "")
-    return str(unique_paths(stem)[0])
-
-
 def run(args, out: Output) -> int:
     settings = run_settings_from(args)
     say = (lambda line: None) if args.quiet else out.print  # the run's progress lines are its answer, on stdout
@@ -180,16 +152,9 @@ def run(args, out: Output) -> int:
                                payloads=args.payloads)
     root = source_root()
     commit, dirty = commit_and_dirty(root) if root else ("unknown", False)
-    path = output_path(args, commit, dirty, installed)
-    metadata = {"serialbench_commit": commit, "serialbench_dirty": int(dirty),
-                "serialbench_version": library_version("serialbench") or "unknown",
-                "serialbench_results_format": RESULTS_FORMAT, "serialbench_clock": timeloop.CLOCK_NAME,
-                **environment.metadata(args.malloc_default, args.memcpy_default),
-                "serialbench_precision": settings.precision, "serialbench_confidence": medians.CONFIDENCE,
-                "serialbench_max_rounds": settings.max_rounds,
-                "serialbench_session": uuid.uuid4().hex[:12]}  # rounds pair within a session (--append adds one)
-    if args.with_specs:
-        metadata["serialbench_with"] = ", ".join(installed) or "nothing"
+    path = run_output_path(args.output, args.append, commit, dirty, installed)
+    metadata = run_metadata(commit, dirty, settings, args.malloc_default, args.memcpy_default, args.with_specs,
+                            installed)
     side = Side("run", source_root() or installed_root(), tuple(str(Path(d).resolve()) for d in args.case_dirs), python,
                 payloads=payload_arguments(args.payloads),  # a worker builds the payloads again
                 variables=tuple(environment.worker_variables(args.malloc_default, args.memcpy_default).items()))
@@ -198,37 +163,13 @@ def run(args, out: Output) -> int:
     progress = RoundProgress(names, floors, settings)
     interrupt_on_sigterm()  # a terminated run writes its file and table, as on Ctrl-C
     say(progress.opening())
-    checkpoint = Checkpoint(path, metadata) if not args.append else (lambda session: None)
+    checkpoint = run_files.Checkpoint(path, metadata) if not args.append else (lambda session: None)
     session = run_session([side], names, settings,
                           lambda session, running, look, final: progress.settle(session, running, look, final, say),
                           warn, floors=floors, progress=lambda step: progress.round_done(step, say),
                           checkpoint=checkpoint)
     refusals = refusal_summary(cases, args.payloads, args.patterns)  # what the tables leave out of a payload
     return _finish(session, names, path, metadata, args, progress, say, refusals, out)
-
-
-class Checkpoint:
-    """Keeps a long run's measurements on disk while it goes on: at most once a minute, the rounds so
-    far are written to the run's own new file (atomically, as the final write), marked
-    `serialbench_partial` with the rounds done, so that a run killed outright (SIGKILL, a crash, a
-    CI timeout) leaves what it measured. The final write replaces it. `--append` writes at the end
-    only: an existing file is not rewritten while the run goes on."""
-
-    EVERY_SECONDS = 60.0
-
-    def __init__(self, path: str, metadata: dict):
-        self.path, self.metadata = path, metadata
-        self.last = time.monotonic()
-
-    def __call__(self, session) -> None:
-        if time.monotonic() - self.last < self.EVERY_SECONDS:
-            return
-        from serialbench.results.run_files import run_benchmarks, write
-
-        benches = run_benchmarks(session, {**self.metadata, "serialbench_partial": session.rounds})
-        if benches:
-            write(self.path, benches, append=False)
-        self.last = time.monotonic()
 
 
 def _finish(session, names: list[str], path: str, metadata: dict, args, progress: RoundProgress, say,

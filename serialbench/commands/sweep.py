@@ -8,15 +8,12 @@ per set of sides, when some refuse some benchmarks), a new order each round, wit
 rounds of compare. The verdicts are on each adjacent step, corrected across every step and
 benchmark (verdicts/steps.py); the table shows each release's change against the first, the anchor
 (views/sweep_table.py). `--shard K/N` times one part of the releases, with the anchor and the
-release before the part; `--merge` joins the parts' --json files into one table.
+release before the part; `--merge` joins the parts' --json files into one table. The plan (the SPECs
+to sides, their names and groups) is sides/sweep_plan.py's; this command times a session a group.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import socket
-import sys
 import time
 
 from serialbench.commands import options
@@ -33,16 +30,13 @@ from serialbench.commands.options import (
 )
 from serialbench.core.errors import UsageError
 from serialbench.measure.engine import run_session
-from serialbench.measure.session import Session, Settings
+from serialbench.measure.session import share_of
 from serialbench.results import kinds
 from serialbench.results.paths import safe_stem
-from serialbench.results.session_files import machine_metadata, write_session_files
-from serialbench.sides import commits, overlays, releases
-from serialbench.sides.building import check_commits, sides_with_overlays, with_environment
+from serialbench.results.session_files import machines, write_session_files
+from serialbench.sides import overlays, releases, sweep_plan
 from serialbench.sides.checks import check_sides
 from serialbench.sides.selection import check_selection
-from serialbench.sides.sides import Side
-from serialbench.sides.worktrees import cases_repository, checkout, work_tree
 from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_rows
 from serialbench.views.progress import budget_line, session_round_line
 from serialbench.views.sweep_table import format_sweep, listed, markdown_sweep
@@ -98,39 +92,17 @@ def run(args, out: Output) -> int:
     if not args.revisions:  # a revision of the cases may select what this work tree does not have
         check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)
     releases.use_index(args.index_url, args.find_links)
-    if args.revisions:
-        chosen = releases.spread(commits.expand_range(f"{cases_repository(args.case_dirs)}@{args.revisions}"),
-                                 args.steps)
-        specs = [commit.sha for commit in chosen]
-        history, described = f"{args.revisions} of the cases (first-parent)", {c.label: c for c in chosen}
-    else:
-        specs = releases.spread([s for spec in args.specs for s in releases.expand(spec, sys.executable)], args.steps)
-        history = "; ".join(commits.range_name(spec) for spec in args.specs if commits.is_range(spec))
-        described = check_commits(specs)  # every commit's package name, before anything is built
-    if len(specs) < 2:
-        raise UsageError(f"one side ({specs[0]}) is nothing to sweep: give two SPECs or more, or a range")
-    all_labels = list(described) if args.revisions else releases.labels(specs)
-    labels, own = all_labels, all_labels
-    if shard:
-        label_of = dict(zip(specs, all_labels))
-        specs, own_specs = releases.shard(specs, *shard)
-        labels, own = [label_of[s] for s in specs], [label_of[s] for s in own_specs]
-        say(f"part {shard[0]}/{shard[1]}: {', '.join(labels)}")
+    plan = sweep_plan.plan(args.specs, args.revisions, args.case_dirs, args.steps, shard, say)
+    specs, labels, own, all_labels = plan.specs, plan.labels, plan.own, plan.all_labels
     interrupt_on_sigterm()
     started = time.monotonic()
-    with sides_of(args, specs, labels, build, say) as (sides, left_out):
+    with sweep_plan.sides_of(specs, labels, args.revisions, args.case_dirs, payload_arguments(args.payloads),
+                             args.with_specs, build, say) as (sides, left_out):
         checked = check_sides(sides, filters(args.patterns, args.tier, args.input), say)
-        for item in checked:
-            if not item.runnable:
-                left_out[item.side.label] = item.why or "it runs none of the selected benchmarks (causes above)"
-                say(f"{item.side.label}: left out: {left_out[item.side.label]}")
-        usable = [item for item in checked if item.runnable]
-        if len(usable) < 2:
-            raise UsageError(f"fewer than two sides can run the selection ({len(usable)}); nothing to sweep")
-        if not shard and len(usable) < len(specs) and any(len(releases.requirement_set(s)) > 1 for s in specs):
-            usable = relabelled(usable, specs)
+        usable, named_again = sweep_plan.usable(checked, specs, shard, left_out, say)
+        if named_again:
             own = [item.side.label for item in usable]
-        groups = side_groups(usable, say)
+        groups = sweep_plan.side_groups(usable, say)
         table_size = sum((len(group_sides) - 1) * len(names) for group_sides, names in groups)
         parts, interrupted, files = [], False, []
         for index, (group_sides, names) in enumerate(groups):
@@ -150,10 +122,11 @@ def run(args, out: Output) -> int:
     columns = [item.side.label for item in usable]
     order = {name: index for index, name in enumerate(n for item in usable for n in item.listed)}
     rows = sorted(sweep_rows(parts, min_effect), key=lambda row: order.get(row.name, len(order)))
-    sweep = Sweep(columns, rows, min_effect, machines(parts), all_labels, [c for c in own if c in columns], shard,
+    sweep = Sweep(columns, rows, min_effect, machines([(session, judges.labels) for session, judges in parts]),
+                  all_labels, [c for c in own if c in columns], shard,
                   left_out, selections=[step for _, judges in parts for step in judges.selections()], files=files,
-                  commits={label: described[label].as_json() for label in all_labels if label in described},
-                  history=history)
+                  commits={label: plan.described[label].as_json() for label in all_labels if label in plan.described},
+                  history=plan.history)
     failed = {name: why for session, _ in parts for name, why in session.failed.items()}
     rounds = max((session.rounds for session, _ in parts), default=0)
     budgeted = {name: ended for session, _ in parts for name, ended in session.budget_rounds.items()}
@@ -170,21 +143,6 @@ def run(args, out: Output) -> int:
     return status
 
 
-@contextlib.contextmanager
-def sides_of(args, specs: list[str], labels: list[str], build, say):
-    """The sides before they are checked, and those left out (label -> why): the work tree's cases
-    with an overlay per SPEC, or (--revisions) a worktree per revision of the cases, --with on each."""
-    payloads = payload_arguments(args.payloads)
-    if not args.revisions:
-        with work_tree(args.case_dirs) as tree:
-            tree = dataclasses.replace(tree, payloads=payloads)
-            yield sides_with_overlays(tree, labels, [[spec, *args.with_specs] for spec in specs], say, build)
-        return
-    with checkout(specs, labels, args.case_dirs) as trees:
-        yield [with_environment(dataclasses.replace(tree, payloads=payloads), None, args.with_specs, say, build)
-               for tree in trees], {}
-
-
 def read(path: str) -> str:
     try:
         with kinds.open_text(path) as file:
@@ -192,52 +150,6 @@ def read(path: str) -> str:
     except (OSError, EOFError, UnicodeDecodeError) as exc:
         why = getattr(exc, "strerror", None) or type(exc).__name__
         raise UsageError(f"--merge {path}: {why}; give the --json files of a sweep's parts") from None
-
-
-def relabelled(usable, specs: list[str]) -> list:
-    """The sides left after some were left out, named again: a side of several packages is named by
-    what differs from the side before it, and the one before it in the table may now be another."""
-    kept = [spec for spec in specs if any(item.side.specs[:1] == (spec,) for item in usable)]
-    if len(kept) != len(usable):
-        return usable
-    return [dataclasses.replace(item, side=dataclasses.replace(item.side, label=label))
-            for item, label in zip(usable, releases.labels(kept))]
-
-
-def side_groups(usable, say) -> list[tuple[list[Side], list[str]]]:
-    """The benchmarks grouped by the sides that can run them (one group when no side refuses any),
-    the largest group first; a benchmark that fewer than two sides run is left out, and said."""
-    groups: dict[tuple[str, ...], list[str]] = {}
-    for name in dict.fromkeys(n for item in usable for n in item.listed):
-        running = tuple(item.side.label for item in usable if name in item.runnable)
-        if len(running) >= 2:
-            groups.setdefault(running, []).append(name)
-        else:
-            say(f"{name}: left out, {'only ' + running[0] if running else 'no side'} can run it")
-    by_label = {item.side.label: item.side for item in usable}
-    ordered = sorted(groups.items(), key=lambda item: -len(item[0]) * len(item[1]))
-    return [([by_label[label] for label in labels], names) for labels, names in ordered]
-
-
-def share_of(settings: Settings, groups, index: int, spent: float) -> Settings:
-    """The time left, shared among the sessions left by their size (sides x benchmarks)."""
-    if settings.max_seconds is None:
-        return settings
-    work = [len(sides) * len(names) for sides, names in groups[index:]]
-    left = max(settings.max_seconds - spent, 1.0)
-    return dataclasses.replace(settings, max_seconds=left * work[0] / sum(work))
-
-
-def machines(parts: list[tuple[Session, StepJudges]]) -> dict[str, dict]:
-    """Where each side was timed: this host, its CPU, and the side's worker's Python."""
-    machine = machine_metadata()
-    found = {}
-    for session, judges in parts:
-        for label in judges.labels:
-            found.setdefault(label, {"host": socket.gethostname(), "cpu": machine.get("cpu_model_name", "unknown CPU"),
-                                     "cpus": machine["cpu_count"],
-                                     "python": session.hello.get(label, {}).get("python", "?")})
-    return found
 
 
 def output(sweep: Sweep, out: Output, closing: str) -> int:

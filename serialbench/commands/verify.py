@@ -2,7 +2,7 @@
 
 For every selected case, each timing input kind it accepts (at 1K unless --tier says otherwise)
 and each edge input that applies to it (catalog/edge_inputs.py), the case encodes the input
-and its independent reference decoder reads the body back (catalog/roundtrip.py); a decode case
+and its independent reference decoder reads the body back (catalog/fidelity_check.py); a decode case
 reads the body its source produced. One line per case and input (views/verify_table.py):
 `lossless`, `lossy: <what changes>`, `rejected: <the library's error>` or `unchecked: <why>`.
 Nothing is timed.
@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from serialbench.catalog.case import Case
 from serialbench.catalog.edge_inputs import edge_payload
 from serialbench.catalog.fidelity import REJECTED, Fidelity
+from serialbench.catalog.fidelity_check import Check, Trial, check, plan
 from serialbench.catalog.inputs import INPUT_KINDS, TIERS, default_inputs, make_payload
 from serialbench.catalog.payloads import build, parse_payloads
 from serialbench.catalog.registry import select, unsupported_reasons
-from serialbench.catalog.roundtrip import Check, Trial, check, plan
 from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import add_filter_arguments, add_with_argument
 from serialbench.core.errors import UsageError

@@ -32,9 +32,14 @@ def coverage(n: int, k: int) -> float:
 
 
 def order_index(n: int, confidence: float = CONFIDENCE) -> int:
-    """The largest k whose interval covers at the confidence (0: n is too small for any)."""
-    k = 0
-    while coverage(n, k + 1) >= confidence:
+    """The largest k whose interval covers at the confidence (0: n is too small for any): the sign
+    test's order statistic, for a run's processes here and for the benchmarks of two result files
+    (core/stats/sign.py). coverage(n, k + 1), its tail summed as k grows."""
+    k, below = 0, 0
+    while 2 * (k + 1) <= n + 1:
+        below += math.comb(n, k)
+        if 1.0 - 2.0 * (below / 2 ** n) < confidence:
+            break
         k += 1
     return k
 

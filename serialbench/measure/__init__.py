@@ -1,1 +1,1 @@
-"""Layer 3, measure: taking numbers: timed loops, workers, sides, sessions, counts."""
+"""Layer 5, measure: taking numbers: the session's data, the plan rule, the engine, the counts."""

@@ -3,7 +3,7 @@
 `check-harness` runs it beside the run's workers and compare's lockstep workers: the three
 share the loop, clock, warm-up and process state (timeloop.py, environment.py) and nothing else,
 so where they disagree, one harness adds something of its own. One process per benchmark, started
-as `python -m serialbench worker plain NAME` (commands/workers.py), with the workers' environment.
+as `python -m serialbench worker plain NAME` (serialbench/workers.py), with the workers' environment.
 """
 
 from __future__ import annotations

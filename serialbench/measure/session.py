@@ -13,6 +13,7 @@ the verdicts, the result files and the views without knowing how the values were
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -163,3 +164,12 @@ def serves(floor: str, going: Sequence[str], floors: Mapping[str, str | None]) -
     """Whether `floor` is the floor of one of the benchmarks that go on: a floor keeps running while it
     serves a benchmark (the run's multiple of the floor takes both in the same processes)."""
     return any(floors.get(name) == floor for name in going)
+
+
+def share_of(settings: Settings, groups, index: int, spent: float) -> Settings:
+    """The time left, shared among the sessions left by their size (sides x benchmarks)."""
+    if settings.max_seconds is None:
+        return settings
+    work = [len(sides) * len(names) for sides, names in groups[index:]]
+    left = max(settings.max_seconds - spent, 1.0)
+    return dataclasses.replace(settings, max_seconds=left * work[0] / sum(work))

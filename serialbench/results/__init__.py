@@ -1,1 +1,1 @@
-"""Layer 4, results: result files: where they go, how they are read and written."""
+"""Layer 6, results: result files: where they go, how they are read and written."""

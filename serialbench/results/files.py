@@ -16,15 +16,18 @@ import json
 import os
 import re
 import statistics
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pyperf
 
 from serialbench.catalog.case import DIRECTIONS
+from serialbench.catalog.discovery import source_root
 from serialbench.catalog.inputs import INPUT_KINDS
 from serialbench.catalog.registry import FLOOR, builtin_no_copy
 from serialbench.core.errors import UsageError
+from serialbench.core.gitinfo import commit_and_dirty
 from serialbench.results.kinds import open_text
 
 # Bumped when the meaning of the metadata changes. Files carry it as `serialbench_results_format`
@@ -314,3 +317,31 @@ def load_memory(path: str | os.PathLike) -> dict:
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return text[:200] if text else type(exc).__name__
+
+
+def recorded_payloads(selected) -> list[str]:
+    """The --payload arguments the run of these results was given, as its metadata records them."""
+    recorded = (result.benchmark.get_metadata().get("serialbench_payload") for result in selected)
+    return list(dict.fromkeys(str(payload) for payload in recorded if payload))
+
+
+def memory_file(results_path: str, measured: dict, overheads: dict, calls: int) -> str:
+    """The memory pass's companion file (RESULTS.memory.json): what was measured, by what method, where."""
+    root = source_root()
+    commit, dirty = commit_and_dirty(root) if root else ("unknown", False)
+    data = {
+        "serialbench_memory": MEMORY_FORMAT,
+        "results_file": os.path.basename(results_path),
+        "serialbench_commit": commit,
+        "serialbench_dirty": int(dirty),
+        "python_version": sys.version.split()[0],
+        "calls": calls,
+        "method": "bytes_per_op, allocs_per_op: memray (Python and native allocators), regions of K and 2K "
+                  "calls (alloc_calls = K), the profiler's frame objects and the harness's overhead (baseline/noop, "
+                  "per FORMAT/IMPL worker) taken off; peak, retained: tracemalloc, gc off; peak = max over calls "
+                  "of peak above the level before the call; retained = median over calls of memory held when the "
+                  "call returns, result alive",
+        "overhead": overheads,
+        "benchmarks": measured,
+    }
+    return json.dumps(data, indent=1, sort_keys=False) + "\n"

@@ -9,10 +9,13 @@ showcases beside them are .json.gz), so a run from a clone leaves `git status` c
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+from serialbench.core.errors import UsageError
 
 RESULTS = "results"
 
@@ -47,3 +50,19 @@ def unique_results_path(commit: str, dirty: bool) -> Path:
 def safe_stem(text: str, limit: int = 40) -> str:
     """A side's description as part of a file name: 'tritonclient 2.45.0' -> 'tritonclient_2.45.0'."""
     return re.sub(r"[^A-Za-z0-9.]+", "_", text).strip("_")[:limit]
+
+
+def run_output_path(output: str | None, append: str | None, commit: str, dirty: bool, installed: Sequence[str]) -> str:
+    """Where the run writes: -o FILE (new), --append FILE, or a new name in ./results/ from the commit and
+    what --with installed."""
+    for option, path in (("-o", output), ("--append", append)):
+        if path and os.path.isdir(path):
+            raise UsageError(f"{option} {path} is a directory; give a result file name")
+    if output and append:
+        raise UsageError("give -o FILE for a new result file or --append FILE to add to one, not both")
+    if output:  # claimed by the contract before any work: new, in a directory that exists
+        return output
+    if append:
+        return append
+    stem = run_stem(commit, dirty) + (f"-with-{safe_stem(', '.join(installed))}" if installed else "")
+    return str(unique_paths(stem)[0])

@@ -13,12 +13,19 @@ from __future__ import annotations
 import datetime
 import os
 import tempfile
+import time
+import uuid
 from collections.abc import Sequence
 
 import pyperf
 
-from serialbench.measure.session import Session
+from serialbench.catalog.registry import library_version
+from serialbench.core import medians
+from serialbench.inside import timeloop
+from serialbench.measure.session import Session, Settings
+from serialbench.results.files import RESULTS_FORMAT
 from serialbench.results.session_files import machine_metadata, session_benchmarks
+from serialbench.sides import environment
 
 
 def run_benchmarks(session: Session, metadata: dict) -> list[pyperf.Benchmark]:
@@ -52,3 +59,42 @@ def write(path: str, benchmarks: Sequence[pyperf.Benchmark], append: bool) -> No
     finally:
         if os.path.exists(scratch):
             os.remove(scratch)
+
+
+def run_metadata(commit: str, dirty: bool, settings: Settings, malloc_default: bool, memcpy_default: bool,
+                 with_specs: Sequence[str], installed: Sequence[str]) -> dict:
+    """What the run as a whole was, carried by every run of its file: the commit, the harness, the
+    process state, the rule it was timed to, its session (rounds pair within a session; --append adds one)
+    and, with --with, what was installed."""
+    metadata = {"serialbench_commit": commit, "serialbench_dirty": int(dirty),
+                "serialbench_version": library_version("serialbench") or "unknown",
+                "serialbench_results_format": RESULTS_FORMAT, "serialbench_clock": timeloop.CLOCK_NAME,
+                **environment.metadata(malloc_default, memcpy_default),
+                "serialbench_precision": settings.precision, "serialbench_confidence": medians.CONFIDENCE,
+                "serialbench_max_rounds": settings.max_rounds,
+                "serialbench_session": uuid.uuid4().hex[:12]}  # rounds pair within a session (--append adds one)
+    if with_specs:
+        metadata["serialbench_with"] = ", ".join(installed) or "nothing"
+    return metadata
+
+
+class Checkpoint:
+    """Keeps a long run's measurements on disk while it goes on: at most once a minute, the rounds so
+    far are written to the run's own new file (atomically, as the final write), marked
+    `serialbench_partial` with the rounds done, so that a run killed outright (SIGKILL, a crash, a
+    CI timeout) leaves what it measured. The final write replaces it. `--append` writes at the end
+    only: an existing file is not rewritten while the run goes on."""
+
+    EVERY_SECONDS = 60.0
+
+    def __init__(self, path: str, metadata: dict):
+        self.path, self.metadata = path, metadata
+        self.last = time.monotonic()
+
+    def __call__(self, session) -> None:
+        if time.monotonic() - self.last < self.EVERY_SECONDS:
+            return
+        benches = run_benchmarks(session, {**self.metadata, "serialbench_partial": session.rounds})
+        if benches:
+            write(self.path, benches, append=False)
+        self.last = time.monotonic()

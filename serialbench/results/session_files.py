@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import socket
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -122,3 +123,15 @@ def write_session_files(session: Session, sides: Sequence[Side], say: Callable[[
             say(f"{side.label} results: {path}")
             written.append(path)
     return written
+
+
+def machines(parts: list[tuple[Session, list[str]]]) -> dict[str, dict]:
+    """Where each side was timed: this host, its CPU, and the side's worker's Python."""
+    machine = machine_metadata()
+    found = {}
+    for session, labels in parts:
+        for label in labels:
+            found.setdefault(label, {"host": socket.gethostname(), "cpu": machine.get("cpu_model_name", "unknown CPU"),
+                                     "cpus": machine["cpu_count"],
+                                     "python": session.hello.get(label, {}).get("python", "?")})
+    return found

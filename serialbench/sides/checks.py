@@ -12,8 +12,10 @@ import re
 import subprocess
 from collections.abc import Callable, Sequence
 
+from serialbench.catalog.inputs import INPUT_KINDS
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import last_line
+from serialbench.sides.building import sides_with_overlays
 from serialbench.sides.naming import name_sides
 from serialbench.sides.sides import Checked, Side
 
@@ -104,3 +106,22 @@ def common_benchmarks(checked: Sequence[Checked], say: Callable[[str], None]) ->
     if refused & everywhere:
         say(f"left out before timing: {len(refused & everywhere)} benchmarks; {len(common)} go on")
     return common
+
+
+def benchmark_side(tree: Side, label: str, specs: list[str], build, benchmark: str, say) -> tuple[Side | None, str]:
+    """A side of one benchmark: the tree with the SPECs overlaid (sides/building.py), checked for that
+    benchmark. (the side, "") when it runs it; (None, why) when it cannot be installed or cannot run it."""
+    made, left_out = sides_with_overlays(tree, [label], [specs], say, build)
+    _, _, kind, tier = benchmark.split("/")
+    # A payload's benchmark needs no --input nor --tier: the side carries the payload.
+    filters = {"patterns": [benchmark], "tiers": tier if kind in INPUT_KINDS else None,
+               "inputs": kind if kind in INPUT_KINDS else None}
+    checked = check_sides(made, filters, say) if made else []
+    if checked and benchmark in checked[0].runnable:
+        return checked[0].side, ""
+    if checked:
+        why = checked[0].failed.get(benchmark) or checked[0].why or "it does not select the benchmark"
+        why = f"does not run it: {short_cause(why)}"
+        say(f"{label}: cannot run {benchmark} ({why})")
+        return None, why
+    return None, left_out.get(label, "cannot be installed")

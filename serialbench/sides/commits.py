@@ -424,3 +424,16 @@ def built_from(wheel_path: Path) -> str | None:
     if record.get("work_tree"):
         return "work tree"
     return f"commit {record['commit'][:LABEL_LENGTH]}" if record.get("commit") else None
+
+
+def between(path: str, name: str, good: str, bad: str) -> list[Commit]:
+    """--repo: the commits from GOOD to BAD, checked (a repository, revisions, one package NAME) before any build."""
+    where = repository(path)
+    if where is None:
+        raise UsageError(f"--repo {path} is not a git repository; give a clone of {name} (a work tree or a bare "
+                         "repository), or the folder of its package inside one")
+    found = first_parent(where, good, bad)
+    for end, revision in ((found[0], good), (found[-1], bad)):
+        check_package(end, f"{path}@{revision}")
+    check_names([found[0], found[-1]], name)
+    return found

@@ -23,13 +23,16 @@ when there are more than two) and `runs(version) -> bool`.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_interval
 from serialbench.verdicts import vocabulary
-from serialbench.verdicts.steps import Step
+from serialbench.verdicts.steps import Step, StepJudges, sweep_rows
 
+RETRIES = 2  # a too-noisy session is taken again with 2x, then 4x the rounds
 SWEEP_AT = 4  # a bracket of at most this many releases, its ends included, is timed whole
 WANTED = {"slower": {vocabulary.SLOWER}, "faster": {vocabulary.FASTER},
           "changed": {vocabulary.SLOWER, vocabulary.FASTER}}
@@ -177,6 +180,82 @@ class Search:
                 result.notes.append(f"no step changed, and {whole.before} -> {whole.after} is too noisy to tell "
                                     f"({change_text(whole)})")
         return later
+
+
+class Bisection:
+    """The search's sessions: the sides made so far (one a release, by `side_of`), the sessions taken
+    (by `time_session`, with the settings' looks doubled while a step is too noisy), and the budget
+    (sessions, minutes) they spend. What to time in and how are the caller's; which sessions to take
+    and when to stop are this class's and Search's."""
+
+    def __init__(self, versions: list[str], benchmark: str, side_of: Callable[[str], tuple[object | None, str]],
+                 time_session: Callable, settings, min_effect: float, direction: str = "changed",
+                 max_sessions: int | None = None, max_minutes: float | None = None,
+                 show: Callable[[int, dict], None] = lambda number, record: None,
+                 say: Callable[[str], None] = lambda line: None):
+        self.versions, self.benchmark, self.side_of, self.time_session = versions, benchmark, side_of, time_session
+        self.settings, self.min_effect, self.direction = settings, min_effect, direction
+        self.show, self.say = show, say
+        self.sides: dict[str, object | None] = {}  # version -> its side, None when it cannot run the benchmark
+        self.skipped: dict[str, str] = {}  # version -> why it cannot run the benchmark
+        self.sessions: list[dict] = []
+        self.interrupted = False
+        self.started = time.monotonic()
+        self.max_sessions = max_sessions
+        self.max_minutes = max_minutes
+        self.max_seconds = max_minutes and max_minutes * 60
+
+    def side(self, version: str):
+        if version not in self.sides:
+            self.sides[version], why = self.side_of(version)
+            if self.sides[version] is None:
+                self.skipped[version] = why
+        return self.sides[version]
+
+    def out_of_budget(self) -> str | None:
+        """Why no further session may start (--max-sessions, --max-time), or None."""
+        if self.max_sessions is not None and len(self.sessions) >= self.max_sessions:
+            return f"--max-sessions {self.max_sessions} ran out"
+        if self.max_seconds is not None and time.monotonic() - self.started >= self.max_seconds:
+            return f"--max-time {self.max_minutes:g} min ran out"
+        return None
+
+    def session(self, versions: list[str]) -> list[Step] | None:
+        """The steps between `versions` (adjacent pairs, then first to last), taking the session again
+        with more rounds while a step is too noisy and the budget allows; None when interrupted."""
+        sides = [self.side(v) for v in versions]
+        settings = self.settings
+        for attempt in range(RETRIES + 1):
+            left = None if self.max_seconds is None else max(self.max_seconds - (time.monotonic() - self.started), 1.0)
+            scaled = replace(settings, looks=tuple(n * 2 ** attempt for n in settings.looks), max_seconds=left)
+            judges = StepJudges(versions, [self.benchmark], scaled.looks, self.min_effect)
+            session = self.time_session(sides, scaled, judges.look)
+            rows = sweep_rows([(session, judges)], judges.min_effect)
+            if session.interrupted:
+                self.interrupted = True
+            if not rows:
+                why = session.failed.get(self.benchmark, "no rounds")
+                raise UsageError(f"the session of {', '.join(versions)} failed: {why}")
+            steps = list(rows[0].steps) + ([rows[0].from_anchor[-1]] if len(versions) > 2 else [])
+            record = {"sides": versions, "rounds": session.rounds, "minutes": round(session.seconds / 60, 2),
+                      "steps": steps}
+            self.sessions.append(record)
+            self.show(len(self.sessions), {**record, "minutes": session.seconds / 60})
+            if self.interrupted:
+                return None
+            if not any(s.verdict == vocabulary.TOO_NOISY for s in steps[:len(versions) - 1]) or self.out_of_budget():
+                return steps
+            if attempt < RETRIES:
+                self.say(f"too noisy to tell: the session again with {2 ** (attempt + 1)}x the rounds")
+        return steps
+
+    def run(self) -> Result:
+        for end in (self.versions[0], self.versions[-1]):
+            if self.side(end) is None:
+                raise UsageError(f"{end} cannot run {self.benchmark} (see above); choose GOOD and BAD that can")
+        search = Search(self.versions, self.session, lambda version: self.side(version) is not None,
+                        self.direction, self.out_of_budget)
+        return search.run()
 
 
 def change_text(step: Step) -> str:

@@ -22,7 +22,7 @@ from serialbench.verdicts.timings import paired_multiple
 
 @dataclass
 class Change:
-    """One benchmark in BASE and NEW: medians, NEW/BASE ratio and the verdict of core/stats.py."""
+    """One benchmark in BASE and NEW: medians, NEW/BASE ratio and the verdict of core/stats/evidence.py."""
 
     name: str
     base: Result

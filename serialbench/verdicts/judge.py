@@ -9,7 +9,7 @@ verdicts/paired.py feeds it sessions and files.
 
 Why the error control holds (A/A: any flag in at most ALPHA of sessions; in general BH's FDR):
 1. A look's p is exact for its benchmark: a signed-rank test whose set-aside rounds are chosen from the
-   |x - d| alone (stats.py).
+   |x - d| alone (core/stats/ranks.py).
 2. Over looks: a benchmark's sequential p is the smallest p / share over its looks, the shares adding up
    to at most 1 (stats.share_at): by Bonferroni it is valid whichever look it stopped at, provided the
    shares do not depend on its own signs. They depend on the schedule, the table's size and, when time
@@ -34,9 +34,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
 
 from serialbench.core import stats
+from serialbench.core.stats import sign
 from serialbench.verdicts import vocabulary
 
 CODES = {word: code for code, word in enumerate(vocabulary.WORDS)}
@@ -51,9 +51,9 @@ class Tables:
     an array (tables, size, rounds so far); rows settled before are ignored."""
 
     def __init__(self, tables: int, size: int, looks: Sequence[int], min_effect: float = stats.MIN_EFFECT,
-                 alpha: float = stats.ALPHA, stop_at_bh: bool = True, shares=None):
-        self.size, self.min_effect, self.alpha, self.stop_at_bh = size, min_effect, alpha, stop_at_bh
-        self.change_shares, self.equivalence_shares = shares or stats.look_shares(looks, size, alpha)
+                 alpha: float = stats.ALPHA):
+        self.size, self.min_effect, self.alpha = size, min_effect, alpha
+        self.change_shares, self.equivalence_shares = stats.look_shares(looks, size, alpha)
         self.theta = stats.threshold(min_effect)
         shape = (tables, size)
         self.sequential_p = np.ones(shape)  # the smallest p / share over the looks taken
@@ -91,10 +91,7 @@ class Tables:
         better = active & (ratio < self.sequential_p)
         self.sequential_p = np.where(better, ratio, self.sequential_p)
         self.best_look = np.where(better, look_index, self.best_look)
-        if self.stop_at_bh:
-            changed = active & stats.benjamini_hochberg(self.sequential_p, self.alpha)[0]
-        else:  # Bonferroni, as before: kept to measure what stopping at BH buys
-            changed = active & (self.sequential_p <= self.alpha / self.size)
+        changed = active & stats.benjamini_hochberg(self.sequential_p, self.alpha)[0]
         same = active & ~changed & stats.is_equivalent(p_eq, estimate, share_eq, self.min_effect, self.alpha)
         speeds = active & (False if two_speeds is None else np.asarray(two_speeds, bool))
         self.two_speeds |= speeds
@@ -393,22 +390,17 @@ def unpaired_selection(estimates: Sequence[float], min_effect: float = stats.MIN
     theta = stats.threshold(min_effect)
     c = stats.SURE_FRACTION * theta
     middle = float(np.median(e))
-
-    def p_values(d):  # one-sided, against "the median change <= d" and ">= d"; ties count against
-        return float(binom.sf((e > d).sum() - 1, m, 0.5)), float(binom.sf((e < d).sum() - 1, m, 0.5))
-
-    up, down = p_values(c)[0], p_values(-c)[1]
+    up, down = sign.sign_p(e, c)[0], sign.sign_p(e, -c)[1]
     direction = 1 if up <= down else -1
     p = min(1.0, 2 * min(up, down)) if direction * middle >= theta else 1.0
-    p_eq = max(p_values(theta)[1], p_values(-theta)[0])
+    p_eq = max(sign.sign_p(e, theta)[1], sign.sign_p(e, -theta)[0])
     flagged = p <= alpha
     same = not flagged and bool(stats.is_equivalent(p_eq, middle, 1.0, min_effect, alpha))
     a = 2 * alpha if same else alpha
-    k = int(np.searchsorted(binom.cdf(np.arange(m + 1), m, 0.5), a / 2 * (1 + 1e-9), side="right"))
-    low, high = (float(e[k - 1]), float(e[m - k])) if k > 0 else (-math.inf, math.inf)
+    low, high = sign.sign_interval(e, a)
     if not flagged and not same:
         for tested in (c, -c):
-            if min(p_values(tested)) > a / 2:
+            if min(sign.sign_p(e, tested)) > a / 2:
                 low, high = min(low, tested), max(high, tested)
     word = ((vocabulary.SLOWER if direction > 0 else vocabulary.FASTER) if flagged
             else vocabulary.NO_CHANGE if same else undecided_word(low, high, min_effect))

@@ -2,7 +2,7 @@
 
 A compare session's two files are paired (value i of run r in one was taken in the same cycle of the
 same round as value i of run r in the other); two independent runs are not, and are judged
-unpaired. The judging is verdicts/judge.py (its statistics core/stats.py); this module feeds it a
+unpaired. The judging is verdicts/judge.py (its statistics the package core/stats/); this module feeds it a
 session's rounds or a pair of files and keeps each side's median beside the verdict;
 views/verdict_table.py prints the rows.
 """

@@ -5,7 +5,7 @@ A group is what a table ranks in one cell column: the implementations of one for
 tier and direction (views/timing.py), or the protocols of the round trip at one tier
 (views/roundtrip.py). Its members are ordered by their medians; the fastest and the next are then
 tested against each other over the rounds both ran, paired as compare pairs HEAD and BASE: each
-round gives log(next / fastest) from one process, and compare's test and rule decide (core/stats.py:
+round gives log(next / fastest) from one process, and compare's test and rule decide (core/stats/evidence.py:
 the estimate must reach the minimum effect and the whole interval clear half of it). Every group of
 the table is corrected together (Benjamini-Hochberg at stats.ALPHA), as compare corrects its rows.
 

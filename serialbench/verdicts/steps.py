@@ -1,6 +1,6 @@
 """Verdicts on steps: a sweep's release k -> k+1, a bisection's sessions, and a merge of a sweep's parts.
 
-The one adapter between `sweep`/`bisect` and the verdict engine (verdicts/judge.py, core/stats.py):
+The one adapter between `sweep`/`bisect` and the verdict engine (verdicts/judge.py, the package core/stats/):
 a session of several sides is judged on every adjacent pair of sides (the steps), which decides when
 a benchmark is settled (the adaptive rounds), and from its first side (the anchor) to every later
 side, for the change against the anchor that every column shows. The steps are corrected together

@@ -7,7 +7,7 @@ distribution-free interval of core/medians.py. The multiple of the floor comes f
 values taken in the same process, alternated with the benchmark's milliseconds apart: each run
 records the median over its cycles of log(benchmark / floor) as `serialbench_floor_ratio`, and over
 the runs the multiple is the Hodges-Lehmann estimate with the signed-rank interval, the estimate and
-interval that compare gives HEAD/BASE (core/stats.py). A file without that metadata (a pyperf run,
+interval that compare gives HEAD/BASE (core/stats/ranks.py). A file without that metadata (a pyperf run,
 a compare session's side) gets the ratio of the two medians, without an interval.
 """
 

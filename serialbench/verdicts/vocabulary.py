@@ -2,7 +2,7 @@
 
 The words are the product's: compare, sweep, bisect, calibrate, the two-file report and the site
 say the same six, and the JSON files carry them; a word's index in WORDS is its code in the judge's
-arrays (verdicts/judge.py). The statistics behind them are core/stats.py's.
+arrays (verdicts/judge.py). The statistics behind them are core/stats/evidence.py's.
 """
 
 from __future__ import annotations

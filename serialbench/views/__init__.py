@@ -1,1 +1,1 @@
-"""Layer 6, views: tables, summaries and plots of results and verdicts."""
+"""Layer 8, views: tables, summaries and plots of results and verdicts."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from serialbench.catalog.fidelity import LOSSLESS, UNCHECKED
-from serialbench.catalog.roundtrip import Check
+from serialbench.catalog.fidelity_check import Check
 from serialbench.core.tables import text_table
 
 LEGEND = ("lossless: read back bit for bit by the format's own parser; refused [n]: the case does not carry it, "

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from serialbench.catalog.edge_inputs import EDGE_INPUTS
 from serialbench.catalog.fidelity import REJECTED, library_error
-from serialbench.catalog.roundtrip import Check, Trial
+from serialbench.catalog.fidelity_check import Check, Trial
 from serialbench.views import columns as table
 from serialbench.views.columns import Column, column
 

@@ -1,4 +1,4 @@
-"""What round-trips: one case on one input, encoded and read back, compared bit for bit.
+"""The fidelity check, what round-trips: one case on one input, encoded and read back, compared bit for bit.
 
 `verify` (commands/verify.py) runs it on every selected case, the timing inputs and the edge
 inputs; the runner's own check before timing is registry.prepare's, which refuses what is lossy.
