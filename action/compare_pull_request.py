@@ -26,8 +26,8 @@ import sys
 from pathlib import Path
 
 MODES = {"counts": ["counts"], "time": ["time"], "both": ["counts", "time"]}
-TITLES = {"counts": "instructions per op (callgrind: the same on every run of a commit)",
-          "time": "time per op (hosted runners are noisy: information, not a gate, beside counts)"}
+TITLES = {"counts": "instructions per op (callgrind: the same on every run of a commit)", "time": "time per op"}
+BESIDE = " (information beside the counts, not a gate: a hosted runner's speed moves)"
 
 
 class Refused(Exception):
@@ -135,7 +135,7 @@ def main(env: dict) -> int:
     where = "" if folder == "." else f" ({folder})"
     parts = [marker, f"### serialbench{where}: base {base[:8]} against head {head[:8]}", ""]
     for kind, status, markdown, _ in runs:
-        parts += [f"#### {TITLES[kind]}", ""]
+        parts += [f"#### {TITLES[kind]}{BESIDE if mode == 'both' and kind == 'time' else ''}", ""]
         parts += [markdown.read_text().strip() if markdown.exists() else f"compare stopped with status {status}: "
                   "see the job's log", ""]
     body = work / "comment.md"

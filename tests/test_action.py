@@ -152,13 +152,17 @@ def test_the_action_gates_on_counts_writes_the_summary_and_one_comment_edited_in
     comments = json.loads((library["root"] / "comments.json").read_text())
     assert list(comments) == ["1000"] and comments["1000"].startswith(f"<!-- serialbench: {FOLDER} -->\n")
 
-    # Pushed again, warn only: the same comment edited, the base's build taken from the cache, a warning.
+    # Pushed again, both modes, warn only: the same comment edited, the builds taken from the cache, the
+    # times beside the counts, and the counts' gate a warning.
     again = tmp_path / "again"
     again.mkdir()
-    logs, summary, status = run_action(given(library, comment="true", **{"warn-only": "true"}), library["workspace"],
-                                       again, library["event"], library["env"])
+    logs, summary, status = run_action(given(library, comment="true", mode="both", **{"warn-only": "true"}),
+                                       library["workspace"], again, library["event"], library["env"])
+    print(summary)
     log = dict(logs)
     assert status == 0, logs
+    counts, times = summary.split("#### time per op")
+    assert "more instructions" in counts and "slower" in next(line for line in times.splitlines() if BENCHMARK in line)
     assert f"::warning title=serialbench::slower: {BENCHMARK}" in log["compare"]
     assert "building" not in log["compare"] and "fetching" not in log["compare"]
     assert "comment updated on pull request #7" in log["compare"]
