@@ -22,7 +22,7 @@ from pathlib import Path
 MESSAGES_MODULE = "kserve.protocol.grpc.grpc_predict_v2_pb2"
 REQUIRES = ("kserve",)
 LIBRARIES = ("kserve",)
-INSTALL = "pip install -e '.[servers]'"  # the extra that brings KServe (pyproject.toml)
+INSTALL = "pip install 'serialbench[servers]'"  # the extra that brings KServe (pyproject.toml)
 
 # `from_bytes` reads a binary-extension tensor, then calls `set_data_from_numpy(binary_data=False)`,
 # which decodes every BYTES element as UTF-8: it raises for one that is not, and turns the others

@@ -48,7 +48,10 @@ FORMAT = "tfserving-grpc"
 NO_TYPED_FIELD = "a byte string has no typed field but string_val, which is what direct fills"
 TYPED_UNSUPPORTED = dict.fromkeys(BYTES_INPUTS, NO_TYPED_FIELD)
 
-PROTOBUF = ("google.protobuf", "tensorflow_serving", "tensorflow")  # tensorflow: only located, never imported
+# Every case here imports tensorflow-serving-api's messages, which import modules under `tensorflow.`
+# (cases/_tfserving.py): without TensorFlow the catalog leaves them out and names the extra that brings it.
+REQUIRES = ("google.protobuf", "tensorflow_serving", "tensorflow")  # tensorflow: only located, never imported
+INSTALL = "pip install 'serialbench[tfserving]'"
 PROTOBUF_LIBRARIES = ("protobuf", "tensorflow-serving-api")
 TENSORFLOW_LIBRARIES = ("tensorflow", *PROTOBUF_LIBRARIES)
 
@@ -348,12 +351,13 @@ def decode_make_ndarray(wire_bytes, payload):
 
 def _encode(impl, setup, inputs=ALL_INPUTS, tensorflow=False, unsupported=None, roundtrip=""):
     return Case(FORMAT, impl, inputs, setup, reference_decoder=_tfserving.decode_predict_request,
-                requires=PROTOBUF, libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES,
-                unsupported=unsupported or {}, roundtrip=roundtrip)
+                requires=REQUIRES, install=INSTALL,
+                libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES, unsupported=unsupported or {},
+                roundtrip=roundtrip)
 
 
 def _decode(impl, source, setup, inputs=ALL_INPUTS, tensorflow=False, unsupported=None, roundtrip=""):
-    return Case(FORMAT, impl, inputs, setup, source=source, requires=PROTOBUF,
+    return Case(FORMAT, impl, inputs, setup, source=source, requires=REQUIRES, install=INSTALL,
                 libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES, unsupported=unsupported or {},
                 roundtrip=roundtrip)
 

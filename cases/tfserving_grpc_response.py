@@ -30,8 +30,9 @@ from serialbench.inputs import ALL_INPUTS
 from . import _responses, _tfserving
 from ._tfserving import DT_STRING, MODEL_NAME, NUMPY_DTYPE, SIGNATURE_NAME
 from .tfserving_grpc import (
-    PROTOBUF,
+    INSTALL,
     PROTOBUF_LIBRARIES,
+    REQUIRES,
     TENSORFLOW_LIBRARIES,
     _fill_in_place,
     _shape,
@@ -124,13 +125,13 @@ def frombuffer(wire, payload):
 
 
 def _encode(impl, setup, tensorflow=False, roundtrip=""):
-    return Case(FORMAT, impl, ALL_INPUTS, setup, reference_decoder=decode_predict_response, requires=PROTOBUF,
-                libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES, response=True,
+    return Case(FORMAT, impl, ALL_INPUTS, setup, reference_decoder=decode_predict_response, requires=REQUIRES,
+                install=INSTALL, libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES, response=True,
                 roundtrip=roundtrip)
 
 
 def _decode(impl, setup, tensorflow=False, roundtrip=""):
-    return Case(FORMAT, impl, ALL_INPUTS, setup, source="response-direct", requires=PROTOBUF,
+    return Case(FORMAT, impl, ALL_INPUTS, setup, source="response-direct", requires=REQUIRES, install=INSTALL,
                 libraries=TENSORFLOW_LIBRARIES if tensorflow else PROTOBUF_LIBRARIES, response=True,
                 roundtrip=roundtrip)
 

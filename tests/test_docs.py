@@ -82,7 +82,8 @@ def command_lines(text: str) -> list[str]:
     found = []
     pieces = [line for block in code_blocks(text) for line in logical_lines(block)]
     prose = re.sub(r"(?ms)^ *```.*?^ *```", "", text)
-    pieces += re.findall(r"`([^`\n]*python -m serialbench[^`\n]*)`", prose)
+    # A code span may wrap onto the next line of the paragraph.
+    pieces += [span.replace("\n", " ") for span in re.findall(r"`([^`]*python -m serialbench[^`]*)`", prose)]
     for piece in pieces:
         for match in re.finditer(re.escape(PROGRAM) + r"(?![\w-])", piece):
             command = piece[match.start():].split("`")[0]
@@ -131,7 +132,33 @@ def parse_error(command: str) -> str | None:
     return None
 
 
-EXAMPLES = [(relative(path), command) for path in DOCUMENTS for command in command_lines(path.read_text())]
+WORKFLOWS = sorted((PROJECT_ROOT / "examples/ci").glob("*.yml"))
+
+
+def commands_of(path: Path) -> list[str]:
+    """A document's command lines; a workflow file is read as one block of YAML."""
+    text = path.read_text()
+    return command_lines(f"```yaml\n{text}```\n" if path.suffix == ".yml" else text)
+
+
+EXAMPLES = [(relative(path), command) for path in [*DOCUMENTS, *WORKFLOWS] for command in commands_of(path)]
+
+
+def option_spans(text: str) -> list[tuple[str, str]]:
+    """(command, option) of every code span in prose that gives a command an option without the
+    program's name: `compare --instructions`, `check-harness --plain-worker NAME`."""
+    prose = re.sub(r"(?ms)^ *```.*?^ *```", "", text)
+    found = []
+    for span in re.findall(r"`([^`]+)`", prose):
+        words = span.split()
+        if len(words) > 1 and words[0] in COMMANDS and words[1].startswith("-"):
+            found += [(words[0], word.split("=")[0]) for word in words[1:]
+                      if re.fullmatch(r"--?[a-z][\w-]*(=.*)?", word)]
+    return found
+
+
+OPTION_SPANS = [(relative(path), command, option) for path in DOCUMENTS
+                for command, option in option_spans(path.read_text())]
 
 
 def test_the_documents_have_examples():
@@ -144,6 +171,38 @@ def test_the_documents_have_examples():
 def test_every_example_parses_with_the_real_parser(document, command):
     error = parse_error(command)
     assert error is None, f"{document}: {command!r} does not parse: {error}"
+
+
+def test_the_workflow_files_commands_are_among_the_examples():
+    workflows = {document for document, _ in EXAMPLES if document.startswith("examples/ci/")}
+    assert {"examples/ci/library-cost.yml", "examples/ci/patch.yml", "examples/ci/sweep.yml"} <= workflows
+
+
+@pytest.mark.parametrize(("document", "command", "option"), OPTION_SPANS)
+def test_every_option_a_document_gives_a_command_is_in_its_help(document, command, option):
+    assert option in cli_reference.parser_of(command)._option_string_actions, \
+        f"{document}: `{command} {option}`: {command} has no option {option}"
+
+
+def test_an_option_span_is_read_from_prose_only():
+    text = "`compare --instructions` and `check-harness\n--plain-worker X`, not `--fast`\n```sh\nrun --x\n```\n"
+    assert option_spans(text) == [("compare", "--instructions"), ("check-harness", "--plain-worker")]
+
+
+def test_the_actions_compare_line_parses_with_the_real_parser(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("action_script", PROJECT_ROOT / "action/compare_pull_request.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    env = {"SERIALBENCH_BENCHMARKS": "msgpack/* triton-binary/join/*", "SERIALBENCH_ARGS": "--tier 1K,1M",
+           "SERIALBENCH_MODE": "both", "SERIALBENCH_FAIL_ON": "changed"}
+    for kind in ("counts", "time"):
+        argv = script.compare_argv(env, tmp_path, "a" * 40, "b" * 40, kind, tmp_path / "t.md", tmp_path / "t.json")
+        assert argv[1:4] == ["-m", "serialbench", "compare"]
+        command = shlex.join(["python", *argv[1:]])
+        assert parse_error(command) is None, command
+        assert ("--instructions" in argv, "--fail-on" in argv) == ((True, True) if kind == "counts" else (False, False))
 
 
 def test_a_wrong_option_fails_to_parse():

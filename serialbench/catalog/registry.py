@@ -117,8 +117,9 @@ def select(
 ) -> tuple[list[Benchmark], list[Case]]:
     """The selected benchmarks in run order, and every available case (decoders need sources).
 
-    A case whose library is missing is left out with one line through `warn`. A pattern that
-    matches nothing is a usage error: a typo must not silently run nothing. With `floor`, the
+    The cases whose library is missing are left out with one line through `warn` that names what
+    installs them; a selection made only of such cases is a usage error that names it. A pattern
+    that matches nothing is a usage error: a typo must not silently run nothing. With `floor`, the
     memcpy floor of every selected input and tier is added where the patterns left it out, in
     registration order like the rest (pyperf's workers find their task by index). Payloads
     (`--payload` arguments) replace the default input kinds; `inputs` adds kinds to them, and
@@ -129,18 +130,15 @@ def select(
     input_list = parse_words(inputs, list(INPUT_KINDS), "input") or ([] if sources else default_inputs())
     cases = discover(case_dirs(case_dirs_extra), warn)
     _check_unique(cases)
-    available = []
-    for case in cases:
-        missing = case.missing_requirement()
-        if missing:
-            if any(name_matches(case_pattern(case), p) for p in patterns) or not patterns:
-                how = f"; {case.install} adds it" if case.install else ""
-                warn(f"{case.label}: left out, module {missing!r} is not installed{how}")
-            continue
-        available.append(case)
+    available = [case for case in cases if not case.missing_requirement()]
+    absent = [bench for bench in all_benchmarks([c for c in cases if c not in available], input_list, tier_list,
+                                                 sources) if not patterns or any(name_matches(bench.name, p)
+                                                                                 for p in patterns)]
     benchmarks = all_benchmarks(available, input_list, tier_list, sources)
     if patterns:
         for pattern in patterns:
+            if any(name_matches(b.name, pattern) for b in absent):
+                continue  # selected, but its library is missing: said below, once for the whole selection
             if not any(name_matches(b.name, pattern) for b in benchmarks):
                 groups: dict[tuple[str, str], list[Case]] = {}
                 for case, kind, reason in _unsupported(available, input_list, tier_list, [pattern], sources):
@@ -155,6 +153,12 @@ def select(
         if floor:
             chosen |= {b.name for b in floor_benchmarks(benchmarks, chosen)}
         benchmarks = [b for b in benchmarks if b.name in chosen]
+    if absent:
+        left_out = missing_libraries([bench.case for bench in absent], cases)
+        if not benchmarks:
+            raise UsageError(f"-b {' -b '.join(map(repr, patterns))}: every case selected needs a library that "
+                             f"is not installed: {left_out}")
+        warn(f"left out, a library not installed: {left_out}")
     for reason in unsupported_reasons(available, input_list, tier_list, patterns, sources):
         warn(reason)
     return benchmarks, available
@@ -224,6 +228,16 @@ def refusal_summary(cases: Sequence[Case], payloads: Sequence[str], patterns: Se
     return lines
 
 
+def missing_libraries(absent: Sequence[Case], cases: Sequence[Case]) -> str:
+    """The cases left out for a missing library, grouped by what installs it: a whole format as
+    FORMAT/*, then the module missing and the command that installs it (Case.install)."""
+    groups: dict[tuple[str, str], list[Case]] = {}
+    for case in dict.fromkeys(absent):
+        groups.setdefault((case.missing_requirement() or "", case.install), []).append(case)
+    return "; ".join(f"{_labels(group, cases)} (module {module!r}{f', {install} brings it' if install else ''})"
+                     for (module, install), group in groups.items())
+
+
 def _labels(refusing: Sequence[Case], cases: Sequence[Case]) -> str:
     named: list[str] = []
     for case in refusing:
@@ -232,10 +246,6 @@ def _labels(refusing: Sequence[Case], cases: Sequence[Case]) -> str:
         if label not in named:
             named.append(label)
     return ", ".join(named)
-
-
-def case_pattern(case: Case) -> str:
-    return f"{case.format}/{case.impl}/x/x"
 
 
 def name_matches(name: str, pattern: str) -> bool:

@@ -8,6 +8,7 @@ neither.
 
 from __future__ import annotations
 
+import importlib.util
 import signal
 from collections.abc import Sequence
 
@@ -19,6 +20,12 @@ PAYLOAD_HELP = ("your own request (repeatable): NAME:DTYPE[D,...] tensors separa
                 "input_ids:int64[32,512],attention_mask:int64[32,512] (deterministic values), a .npz or .npy "
                 "file, or a directory of files (a BYTES batch); NAME=... names it. Instead of the default "
                 "inputs; its INPUT is a word from the spec or file name, its TIER its size in bytes")
+
+
+def require_extra(option: str, module: str, extra: str) -> None:
+    """One line, before any work, when an option needs a module that only an extra installs."""
+    if importlib.util.find_spec(module) is None:
+        raise UsageError(f"{option}: {module} is not installed; pip install 'serialbench[{extra}]' brings it")
 
 
 def add_filter_arguments(cli, cases: bool = True) -> None:

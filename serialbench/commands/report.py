@@ -41,6 +41,8 @@ def run(args, out: Output) -> int:
         raise UsageError(f"report takes one result file or two (BASE NEW), not {len(args.files)}")
     if args.plot and not args.plot.lower().endswith(PLOT_SUFFIXES):
         raise UsageError(f"--plot {args.plot}: the name must end in {', '.join(PLOT_SUFFIXES)}")
+    if args.plot:
+        options.require_extra("--plot", "matplotlib", "plot")
     words = [parse_payload(payload).word for payload in args.payloads]  # a payload's INPUT word
     args.input = ",".join([*([args.input] if args.input else []), *words]) or None
 

@@ -72,6 +72,8 @@ def arguments(cli: Parser) -> None:
 
 def run(args, out: Output) -> int:
     say = out.say
+    if args.plot:
+        options.require_extra("--plot", "matplotlib", "plot")
     if args.merge:
         if args.specs or args.shard:
             raise UsageError("--merge joins finished parts: give it the parts' --json files and no SPEC or --shard")

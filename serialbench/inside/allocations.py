@@ -51,7 +51,7 @@ def available() -> str | None:
     try:
         import memray  # noqa: F401
     except ImportError:
-        return "memray is not installed (pip install memray)"
+        return "memray is not installed (pip install 'serialbench[memory]')"
     return None
 
 

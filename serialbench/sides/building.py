@@ -71,5 +71,5 @@ def sides_with_overlays(tree: Side, labels: Sequence[str], specs: Sequence[Seque
             sides.append(with_environment(dataclasses.replace(tree, label=label), None, side_specs, say, build))
         except UsageError as exc:
             left_out[label] = getattr(exc, "why", str(exc))
-            say(f"{label}: left out: {left_out[label]}")
+            say(f"{label}: left out: {left_out[label]}{getattr(exc, 'note', '')}")
     return sides, left_out

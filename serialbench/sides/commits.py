@@ -12,7 +12,11 @@ repository (its build may read the git metadata), the package's folder alone, ex
 commit, for one inside it. The wheel is then installed as any local wheel (sides/overlays.py).
 Builds are cached by the folder's tree hash, the folder, the interpreter and the build options,
 failures included: a second search over the same range builds nothing. A build that fails is a
-`BuildFailed` whose message is one line, the first cause pip's output names.
+`BuildFailed` whose message is one line, the cause in the build's own words (its exception, the
+compiler's error), not pip's account of which step failed. A failure may come from the environment
+(tritonclient's setup.py raises unless VERSION is set), so it is remembered with a fingerprint of
+the environment's variables and built again once they change; a remembered failure says that it is
+one, and which folder to remove to build it again.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import time
@@ -46,15 +51,25 @@ PIP_NOISE = re.compile(r"^(error: subprocess-exited-with-error|error: metadata-g
                        r"failed-wheel-build|ERROR: Failed|ERROR: Could not build|note: |exit code: |"
                        r"\[end of output\]|Building wheel for|Preparing metadata|hint: |See above for|.*did not run "
                        r"successfully|Failed to build|\[\d+ lines? of output\]|Traceback|"
-                       r"Encountered error while)")
+                       r"Encountered error while|.*: (started|finished with status)|Getting requirements to build)")
+# A missing file, module or tool, or a compiler's error, says more than the command that failed of it.
+MISSING = re.compile(r"fatal error|: error:|no such file|no module named|not found", re.I)
+# The exception a build raised, last line of its traceback: 'Exception: envvar VERSION must be specified'.
+RAISED = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b:? ")
+# Variables that differ between two shells of one user and say nothing of a build: left out of the
+# environment's fingerprint, so that a remembered failure is not built again for them.
+VOLATILE = re.compile(r"^(_|PWD|OLDPWD|SHLVL|PS\d|TERM.*|COLORTERM|COLUMNS|LINES|LS_COLORS|DISPLAY|WINDOWID|"
+                      r"SSH_.*|TMUX.*|STY|XDG_SESSION_.*|XDG_RUNTIME_DIR|HISTFILE|PYTEST_.*)$")
 
 
 class BuildFailed(UsageError):
-    """A commit that could not be built: `why` is the one-line cause, str() names the commit too."""
+    """A commit that could not be built: `why` is the one-line cause (what result files record), `note`
+    what the user is told besides (a remembered failure); str() names the commit too."""
 
-    def __init__(self, why: str, label: str = ""):
-        super().__init__(f"commit {label} {why}" if label else why)
+    def __init__(self, why: str, label: str = "", note: str = ""):
+        super().__init__(f"commit {label} {why}{note}" if label else why + note)
         self.why = why
+        self.note = note
 
 
 @dataclass(frozen=True)
@@ -293,12 +308,18 @@ def wheel(commit: Commit, python: str, build: Build, say: Callable[[str], None])
     identity = interpreter_identity(python)
     directory = builds_root() / build_key(commit, identity, build)
     record_path = directory / BUILD_RECORD
+    environment = environment_fingerprint()
     if record_path.exists():
         os.utime(record_path)  # its last use, for `cache prune`
         record = json.loads(record_path.read_text())
-        if record["why"]:
-            raise BuildFailed(record["why"], commit.label)
-        return directory / record["wheel"]
+        if not record["why"]:
+            return directory / record["wheel"]
+        if record.get("environment") == environment:
+            when = record.get("built", "an earlier build")
+            raise BuildFailed(record["why"], commit.label, f" (remembered: it failed so in this environment at {when}; "
+                                                           f"remove {directory} to build it again)")
+        say(f"{commit.label}: building again, the environment's variables changed since it failed ({record['why']})")
+        shutil.rmtree(directory, ignore_errors=True)
     started = time.monotonic()
     say(f"building {commit.label} ({commit.subject[:60]}) from a clean tree (cached in {directory.parent})")
     with staged(directory) as staging:
@@ -312,7 +333,8 @@ def wheel(commit: Commit, python: str, build: Build, say: Callable[[str], None])
                   "installed": [_wheel_name(made)] if made else [], "python": identity["version"].split()[0],
                   "commit": commit.sha, "work_tree": bool(commit.work_tree), "folder": commit.folder,
                   "subject": commit.subject, "wheel": made.name if made else None,
-                  "why": why, "seconds": round(time.monotonic() - started, 1)}
+                  "why": why, "seconds": round(time.monotonic() - started, 1),
+                  "environment": environment, "built": time.strftime("%Y-%m-%d %H:%M")}
         (staging / BUILD_RECORD).write_text(json.dumps(record))
     if why:
         raise BuildFailed(why, commit.label)
@@ -401,15 +423,22 @@ def _tool_environment(tree: Path, python: str, build: Build, env: Path) -> str:
     return interpreter
 
 
+def environment_fingerprint() -> str:
+    """The environment's variables as a build may read them (VOLATILE left out), hashed."""
+    kept = sorted((name, value) for name, value in os.environ.items() if not VOLATILE.match(name))
+    return hashlib.sha256(json.dumps(kept).encode()).hexdigest()[:16]
+
+
 def cause(output: str) -> str:
-    """The line of pip's (or a build's) output that says why it failed: the last one naming something
-    missing, else the last naming an error; pip's own framing and box drawing left out."""
+    """The line of pip's (or a build's) output that says why it failed, in the build's own words: the
+    last one naming something missing or a compiler's error, else the exception the build raised, else
+    the last naming an error; pip's own framing and box drawing left out."""
     lines = [line.strip(" \t│╰─>×║").strip() for line in output.splitlines()]
     lines = [line for line in lines if line and not PIP_NOISE.match(line) and not line.startswith("File \"")]
-    # A missing file, module or tool says more than the command that failed of it.
-    missing = [line for line in lines if re.search(r"fatal error|no such file|no module named|not found", line, re.I)]
+    missing = [line for line in lines if MISSING.search(line)]
+    raised = [line for line in lines if RAISED.match(line)]
     errors = [line for line in lines if re.search(r"error|cannot|failed", line, re.I)]
-    found = (missing or errors or lines or ["no output"])[-1]
+    found = (missing or raised or errors or lines or ["no output"])[-1]
     return found if len(found) <= 240 else found[:237] + "..."
 
 
