@@ -458,11 +458,10 @@ def test_getting_started_points_to_the_readme_commands_instead_of_repeating_them
 def test_the_readme_quotes_the_answer_that_the_fast_run_s_file_gives():
     """The README's fast run ends with its answer, at most 15 lines, as the run prints it from its file."""
     from serialbench.results.files import load
-    from serialbench.verdicts.timings import timing
     from serialbench.views.answer import answer_lines
 
     block = (PROJECT_ROOT / "README.md").read_text().split("<!-- fast-run-output -->")[1]
     quoted = block.split("The answer:", 1)[1].split("```")[0].rstrip("\n").splitlines()
     results = load(PROJECT_ROOT / "results" / "fast-triton-binary.json.gz")
-    answer = answer_lines(results.results, {r.name: timing(r.benchmark) for r in results.results})
+    answer = answer_lines(results.results)
     assert ["The answer:" + quoted[0], *quoted[1:]] == answer and len(answer) <= 15

@@ -25,6 +25,7 @@ from serialbench.catalog.case import DIRECTIONS
 from serialbench.catalog.inputs import INPUT_KINDS
 from serialbench.catalog.registry import FLOOR, builtin_no_copy
 from serialbench.core.errors import UsageError
+from serialbench.core.formatting import format_machine
 from serialbench.results.kinds import open_text
 
 # Bumped when the meaning of the metadata changes. Files carry it as `serialbench_results_format`
@@ -138,6 +139,11 @@ class ResultFile:
     def floor(self, result: Result) -> Result | None:
         """baseline/tobytes of the same input and tier in this file: the memcpy floor."""
         return self.get(f"{FLOOR[0]}/{FLOOR[1]}/{result.input}/{result.tier}")
+
+    @property
+    def machine(self) -> str:
+        """Where the file was timed, as every view names it (core/formatting.format_machine)."""
+        return format_machine(self.metadata.get("cpu_model_name"), self.metadata.get("cpu_count"))
 
     def library_versions(self) -> dict[str, str]:
         versions: dict[str, str] = {}

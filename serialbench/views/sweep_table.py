@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from serialbench.core.formatting import format_change, format_interval, format_time
+from serialbench.core.formatting import format_change, format_interval, format_machine, format_time
 from serialbench.core.tables import markdown_table as render_markdown
 from serialbench.core.tables import text_table
 from serialbench.verdicts import vocabulary
@@ -163,8 +163,7 @@ def legend(sweep: Sweep) -> list[str]:
 
 
 def _machine_text(machine: dict) -> str:
-    return (f"{machine.get('host', '?')}: {machine.get('cpu', 'unknown CPU')}, {machine.get('cpus', '?')} CPUs, "
-            f"Python {machine.get('python', '?')}")
+    return format_machine(machine.get("cpu"), machine.get("cpus"), machine.get("host", "?"), machine.get("python", "?"))
 
 
 def format_sweep(sweep: Sweep) -> str:

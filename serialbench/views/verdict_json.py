@@ -19,8 +19,8 @@ from serialbench.verdicts import vocabulary
 from serialbench.verdicts.bisection import Result
 from serialbench.verdicts.paired import Compared
 from serialbench.verdicts.steps import Step, Sweep, SweepRow
-from serialbench.views.columns import number as _number
-from serialbench.views.columns import records
+from serialbench.views.table import Table, records
+from serialbench.views.table import number as _number
 from serialbench.views.verdict_table import compare_columns, lines, verdict_columns
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def compare_json(rows: Sequence[Compared], base: str, head: str, min_effect: flo
     and with --fail-on the rows that fail it (`gate`)."""
     return _dump({
         "base": base, "head": head, "min_effect": min_effect, "paired": paired,
-        "benchmarks": records(compare_columns(base, head, paired), lines(rows)),
+        "benchmarks": records(Table.of(compare_columns(base, head, paired), lines(rows))),
         "selection": verdict_record(selection, paired) if selection is not None else None,
         "failed": dict(failed or {}),
         "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None,
@@ -49,7 +49,7 @@ def compare_json(rows: Sequence[Compared], base: str, head: str, min_effect: flo
 
 def verdict_record(verdict: vocabulary.Verdict, paired: bool = True) -> dict:
     """One verdict's keys, as every row has them."""
-    return records(verdict_columns(paired, of=lambda v: v), [verdict])[0]
+    return records(Table.of(verdict_columns(paired, of=lambda v: v), [verdict]))[0]
 
 
 # A step holds its word in `verdict` and no level: its verdict's columns read it as a vocabulary.Verdict.
@@ -63,7 +63,7 @@ STEP_COLUMNS = [c for c in verdict_columns(of=_as_verdict) if c.header != "level
 
 
 def _step(step: Step) -> dict:
-    return {"from": step.before, "to": step.after, **records(STEP_COLUMNS, [step])[0]}
+    return {"from": step.before, "to": step.after, **records(Table.of(STEP_COLUMNS, [step]))[0]}
 
 
 def sweep_json(sweep: Sweep) -> str:

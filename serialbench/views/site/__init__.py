@@ -22,8 +22,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from serialbench.core.formatting import format_machine
 from serialbench.views.site.history import history_page
-from serialbench.views.site.pages import PAGES, date_of, library_of, machine
+from serialbench.views.site.pages import PAGES, date_of, library_of
 from serialbench.views.site.sources import Source, collect
 
 ASSETS = Path(__file__).with_name("assets")
@@ -136,7 +137,7 @@ def index_rows(pages: Sequence[Page]) -> list[dict]:
             mine = loaded.library_versions()
             row.update(date=date_of(loaded), commit=", ".join(c[:10] for c in loaded.commits),
                        libraries=", ".join(f"{n} {mine[n]}" for n in sorted(varying) if n in mine),
-                       machine=machine(loaded.metadata), count=len(loaded.results))
+                       machine=loaded.machine, count=len(loaded.results))
         elif page.kind == "compare":
             base, head = source.files
             b, h = base.library_versions(), head.library_versions()
@@ -145,7 +146,7 @@ def index_rows(pages: Sequence[Page]) -> list[dict]:
             row.update(date=date_of(head), commit=", ".join(dict.fromkeys(c[:10] for c in base.commits + head.commits)),
                        libraries=", ".join(changed) or f"{base.metadata.get('serialbench_side', 'BASE')} -> "
                                                        f"{head.metadata.get('serialbench_side', 'HEAD')}",
-                       machine=machine(head.metadata), count=len(head.results))
+                       machine=head.machine, count=len(head.results))
         elif page.kind == "sweep":
             sides = source.data["sides"]
             first = source.files[0] if source.files else None
@@ -155,7 +156,7 @@ def index_rows(pages: Sequence[Page]) -> list[dict]:
                        libraries=f"{source.data.get('history') or library_of(source.files) or 'releases'} "
                                  f"{sides[0]} to {sides[-1]} "
                                  f"({len(sides)} sides)",
-                       machine=(f"{machines[0].get('cpu', '?')}, {machines[0].get('cpus', '?')} CPUs"
+                       machine=(format_machine(machines[0].get("cpu"), machines[0].get("cpus"))
                                 if machines and isinstance(machines[0], dict) else ""),
                        count=len(source.data["benchmarks"]))
         elif page.kind == "history":

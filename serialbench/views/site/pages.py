@@ -21,85 +21,54 @@ from serialbench.results.files import Result, ResultFile
 from serialbench.results.session_files import runs_of
 from serialbench.verdicts.file_changes import compare_files
 from serialbench.verdicts.paired import round_estimates
+from serialbench.verdicts.rankings import fastest_of_each_format
 from serialbench.verdicts.timings import timing
 from serialbench.views.costs import cost_tables
-from serialbench.views.grid import Table, groups
+from serialbench.views.grid import groups
 from serialbench.views.progress import precision_words
-from serialbench.views.roundtrip import roundtrip_tables
+from serialbench.views.roundtrip_table import roundtrip_tables
 from serialbench.views.site.sources import Source, side_label
-from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_tables
+from serialbench.views.table import Cell, number
+from serialbench.views.table import data as table_data
+from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_cells, timing_tables
 from serialbench.views.verdict_json import verdict_record
-
-
-def number(value: float | None) -> float | None:
-    if value is None or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(f"{value:.6g}")
-
-
-def table_data(table: Table) -> dict:
-    return {"title": table.title, "legend": table.legend, "columns": table.columns, "corner": table.corner,
-            "rows": [[label, [None if cell is None else {"lines": cell.lines, "marked": cell.marked, "tie": cell.tie}
-                              for cell in cells]] for label, cells in table.rows],
-            "group_starts": sorted(table.group_starts), "notes": table.notes}
-
 
 # -- a run ---------------------------------------------------------------------------------------------
 
 def run_page(source: Source) -> dict:
     results = source.files[0]
     timed = [r for r in results.results if r.median is not None]
+    cells = timing_cells(results, results.results)
     views = []
     for kind, direction, group in groups(results.results):
         views.append({"input": kind, "direction": direction,
-                      "timing": [table_data(t) for t in timing_tables(results, group)],
+                      "timing": [table_data(t) for t in timing_tables(results, group, cells=cells)],
                       "costs": [table_data(t) for t in cost_tables(group)],
                       "memory": [table_data(t) for t in memory_tables(group)],
                       "fastest": fastest_of_each_format(group)})
-    roundtrip = {kind: [table_data(t) for t in roundtrip_tables([r for r in results.results if r.input == kind])]
+    trips = roundtrip_tables(results.results)  # tested across every kind, as report's tables are
+    roundtrip = {kind: [table_data(t) for t in trips if t.title.startswith(f"{kind}, ")]
                  for kind in dict.fromkeys(r.input for r in results.results)}
     return {"kind": "run", "path": results.path, "head": header_lines(results) + source.notes,
             "tiers": {tier: tier_size(tier) for tier in tier_order(r.tier for r in results.results)},
             "floor": "/".join(FLOOR), "views": views, "roundtrip": roundtrip,
-            "benchmarks": [benchmark_data(results, r) for r in timed]}
+            "benchmarks": [benchmark_data(results, r, cells[r.name]) for r in timed]}
 
 
-def benchmark_data(results: ResultFile, result: Result) -> dict:
+def benchmark_data(results: ResultFile, result: Result, cell: Cell) -> dict:
+    """A benchmark's point on the chart: its cell's figures (the table's numbers) and what its tooltip says."""
     workers = [statistics.median(run.values) for run in result.benchmark.get_runs() if run.values]
-    floor = results.floor(result)
-    found = timing(result.benchmark)
-    multiple = found.multiple if found is not None and found.multiple is not None else (
-        result.median / floor.median if floor and floor.median else None)  # paired where the run took it
+    multiple = cell.figures.get("floor_multiple")
     data = {"name": result.name, "row": result.row, "format": result.format, "impl": result.impl,
             "input": result.input, "tier": result.tier, "direction": result.direction,
-            "median": number(result.median), "workers": [number(w) for w in workers],
+            "median": cell.figures["median"].json()["value"], "workers": [number(w) for w in workers],
             "payload_bytes": result.payload_bytes, "input_bytes": result.input_bytes,
-            "floor_multiple": number(multiple) if result.copies else None, "copies": result.copies,
-            "precision": precision_words(found, precision_asked(results))}
+            "floor_multiple": multiple.json()["value"] if multiple else None, "copies": result.copies,
+            "mark": cell.mark, "precision": precision_words(timing(result.benchmark), precision_asked(results))}
     if result.memory is not None and result.memory.bytes_per_op is not None:
         data["bytes_per_op"] = number(result.memory.bytes_per_op)
         data["allocs_per_op"] = number(result.memory.allocs_per_op)
     return data
-
-
-def fastest_of_each_format(group: Sequence[Result]) -> list[str]:
-    """FORMAT/IMPL of each format's fastest implementation: the one fastest at the most tiers (ties: at
-    the largest tier where they differ); the floor's format is drawn anyway, as the floor."""
-    wins: dict[str, dict[str, int]] = {}
-    by_format_tier: dict[tuple[str, str], list[Result]] = {}
-    for r in group:
-        if r.format != FLOOR[0] and r.median is not None:
-            by_format_tier.setdefault((r.format, r.tier), []).append(r)
-            wins.setdefault(r.format, {}).setdefault(r.row, 0)
-    for (fmt, _), found in sorted(by_format_tier.items(), key=lambda item: tier_size(item[0][1])):
-        best = min(found, key=lambda r: r.median)
-        wins[fmt][best.row] += 1
-    largest = {}
-    for (_, tier), found in by_format_tier.items():
-        for r in found:
-            if tier_size(tier) >= largest.get(r.row, (0, 0.0))[0]:
-                largest[r.row] = (tier_size(tier), r.median)
-    return [min(rows, key=lambda row: (-rows[row], -largest[row][0], largest[row][1])) for rows in wins.values()]
 
 
 # -- a compare -----------------------------------------------------------------------------------------
@@ -134,16 +103,8 @@ def side_data(role: str, loaded: ResultFile, other: ResultFile | None) -> dict:
             "specs": str(meta.get("serialbench_side_specs", "")),
             "differ": {name: version for name, version in mine.items() if theirs.get(name) != version},
             "libraries": mine, "python": str(meta.get("python_version", meta.get("serialbench_python", "?"))),
-            "cpu": machine(meta), "date": date_of(loaded), "commits": [c[:10] for c in loaded.commits],
+            "cpu": loaded.machine, "date": date_of(loaded), "commits": [c[:10] for c in loaded.commits],
             "benchmarks": len(loaded.results)}
-
-
-def machine(meta: dict) -> str:
-    cpu = meta.get("cpu_model_name")
-    count = meta.get("cpu_count")
-    if not cpu and not count:
-        return "unknown machine"
-    return f"{cpu or 'unknown CPU'}, {count or '?'} CPUs"
 
 
 def date_of(loaded: ResultFile) -> str:

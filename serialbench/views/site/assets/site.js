@@ -103,14 +103,14 @@ a copied link reproduces it; a change of the hash (a pasted link, the back butto
     return el("section", {}, el("h2", {}, title), ...children);
   }
 
-  function gridTable(table) {  // a views/grid.py Table: rows of cells of lines, the marked cell in bold, a tie "= "
-    const head = el("tr", {}, el("th", {}, table.corner), table.columns.map(c => el("th", {}, c)));
-    const body = table.rows.map(([label, cells], index) => el("tr",
-      {className: table.group_starts.includes(index) ? "group-start" : ""},
-      el("th", {scope: "row"}, label),
-      cells.map(cell => el("td", {className: cell && cell.marked ? "marked" : ""},
+  function gridTable(table) {  // a views/table.py Table (its data()): texts as the terminal prints them
+    const labelled = table.corner !== null;
+    const head = el("tr", {}, labelled ? el("th", {}, table.corner) : "", table.columns.map(c => el("th", {}, c)));
+    const body = table.rows.map(row => el("tr", {className: row.start ? "group-start" : ""},
+      labelled ? el("th", {scope: "row"}, row.label) : "",
+      row.cells.map(cell => el("td", {className: cell && cell.mark === "*" ? "marked" : ""},
         cell ? cell.lines.map((line, i) => el("div", {className: i ? "minor" : ""},
-                                              !i && cell.tie ? "= " + line : line)) : "-"))));
+                                              !i && cell.mark === "=" ? "= " + line : line)) : "-"))));
     return el("figure", {className: "grid"},
       el("figcaption", {}, el("strong", {}, table.title), el("p", {className: "legend"}, table.legend)),
       el("table", {}, el("thead", {}, head), el("tbody", {}, body)),
