@@ -153,16 +153,16 @@ def legend(sweep: Sweep) -> list[str]:
         seen = {}
         for side, letter in letters.items():
             seen.setdefault(letter, sweep.machines.get(side, {}))
-        lines.append("Machines: " + "; ".join(f"[{letter}] {_machine_text(m)}" for letter, m in seen.items()))
+        lines.append("Machines: " + "; ".join(f"[{letter}] {machine_text(m)}" for letter, m in seen.items()))
     elif sweep.machines:
-        lines.append("Machine: " + _machine_text(next(iter(sweep.machines.values()))))
+        lines.append("Machine: " + machine_text(next(iter(sweep.machines.values()))))
     if sweep.shard:
         lines.append(f"Part {sweep.shard[0]}/{sweep.shard[1]} of a sweep of {', '.join(sweep.releases)}: "
                      "merge the parts' --json files with 'sweep --merge'.")
     return lines
 
 
-def _machine_text(machine: dict) -> str:
+def machine_text(machine: dict) -> str:
     return format_machine(machine.get("cpu"), machine.get("cpus"), machine.get("host", "?"), machine.get("python", "?"))
 
 

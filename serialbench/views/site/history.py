@@ -14,10 +14,12 @@ from __future__ import annotations
 import os
 
 from serialbench.catalog.registry import FLOOR
+from serialbench.core.formatting import format_change, format_ratio, format_time
 from serialbench.results.files import ResultFile
-from serialbench.verdicts.timings import timing
-from serialbench.views.site.pages import date_of, number
+from serialbench.verdicts.timings import floor_multiple, timing
+from serialbench.views.site.pages import date_of
 from serialbench.views.site.sources import Source
+from serialbench.views.table import number
 
 
 def history_page(source: Source) -> dict:
@@ -26,6 +28,10 @@ def history_page(source: Source) -> dict:
     benchmarks = []
     for name in names:
         points = [point(loaded, name) for loaded in runs]
+        first = next((p["floor_time"] for p in points if p is not None and p["floor_time"] is not None), None)
+        for p in points:
+            if p is not None:  # the floor against the first run drawn: how far the machine moved
+                p["floor_change"] = format_change(p["floor_time"] / first - 1) if p["floor_time"] and first else "-"
         if sum(p is not None for p in points) >= 2:
             found = next(loaded.get(name) for loaded in runs if loaded.get(name) is not None)
             benchmarks.append({"name": name, "copies": found.copies, "floor": found.format == FLOOR[0],
@@ -49,8 +55,13 @@ def point(loaded: ResultFile, name: str) -> dict | None:
     if found is None:
         return None
     floor = loaded.floor(result)
-    multiple = found.multiple if result.copies else None
-    return {"time": number(found.median), "floor_time": number(floor.median) if floor is not None else None,
-            "multiple": number(multiple),
-            "low": number(found.multiple_low) if multiple is not None else None,
-            "high": number(found.multiple_high) if multiple is not None else None}
+    found_multiple = floor_multiple(loaded, result, found)  # the one every view prints
+    multiple, low, high = ((found_multiple.value, found_multiple.low, found_multiple.high)
+                           if found_multiple is not None else (None, None, None))
+    floor_time = floor.median if floor is not None else None
+    return {"time": number(found.median), "floor_time": number(floor_time), "multiple": number(multiple),
+            "low": number(low), "high": number(high), "time_text": format_time(found.median),
+            "floor_time_text": format_time(floor_time) if floor_time else "-",
+            "multiple_text": "no copy" if multiple is None else
+            f"{format_ratio(multiple)} [{format_ratio(low)}, {format_ratio(high)}]" if number(low) and number(high)
+            else format_ratio(multiple)}

@@ -9,6 +9,7 @@ writes it as text (assets/site.js).
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 from collections.abc import Sequence
@@ -17,21 +18,28 @@ from packaging.version import InvalidVersion, Version
 
 from serialbench.catalog.inputs import tier_order, tier_size
 from serialbench.catalog.registry import FLOOR
+from serialbench.core.formatting import format_bytes, format_change, format_interval, format_percent, format_time
 from serialbench.results.files import Result, ResultFile
 from serialbench.results.session_files import runs_of
 from serialbench.verdicts.file_changes import compare_files
+from serialbench.verdicts.harness import WAYS
 from serialbench.verdicts.paired import round_estimates
 from serialbench.verdicts.rankings import fastest_of_each_format
 from serialbench.verdicts.timings import timing
 from serialbench.views.costs import cost_tables
 from serialbench.views.grid import groups
+from serialbench.views.harness_table import harness_columns
+from serialbench.views.harness_table import rows as harness_rows
 from serialbench.views.progress import precision_words
 from serialbench.views.roundtrip_table import roundtrip_tables
 from serialbench.views.site.sources import Source, side_label
-from serialbench.views.table import Cell, number
+from serialbench.views.sweep_table import cells as sweep_cells
+from serialbench.views.sweep_table import machine_text
+from serialbench.views.table import Cell, Column, Row, Table, number
 from serialbench.views.table import data as table_data
 from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_cells, timing_tables
-from serialbench.views.verdict_json import verdict_record
+from serialbench.views.verdict_json import sweep_from_json
+from serialbench.views.verdict_table import compare_columns, legend, lines
 
 # -- a run ---------------------------------------------------------------------------------------------
 
@@ -64,10 +72,16 @@ def benchmark_data(results: ResultFile, result: Result, cell: Cell) -> dict:
             "median": cell.figures["median"].json()["value"], "workers": [number(w) for w in workers],
             "payload_bytes": result.payload_bytes, "input_bytes": result.input_bytes,
             "floor_multiple": multiple.json()["value"] if multiple else None, "copies": result.copies,
-            "mark": cell.mark, "precision": precision_words(timing(result.benchmark), precision_asked(results))}
+            "mark": cell.mark}
+    floor = ", no copy" if not result.copies else f", {multiple.text} the floor" if multiple else ""
+    data["hover"] = [result.name, f"median {format_time(result.median)}{floor}",
+                     f"workers' medians {format_time(min(workers))} to {format_time(max(workers))} "
+                     f"({len(workers)} workers)" if len(workers) > 1 else f"{len(workers)} worker",
+                     f"payload {format_bytes(result.payload_bytes)} (input {format_bytes(result.input_bytes)})"]
     if result.memory is not None and result.memory.bytes_per_op is not None:
-        data["bytes_per_op"] = number(result.memory.bytes_per_op)
-        data["allocs_per_op"] = number(result.memory.allocs_per_op)
+        data["hover"].append(f"{format_bytes(result.memory.bytes_per_op)}/op, "
+                             f"{round(result.memory.allocs_per_op)} allocs/op")
+    data["hover"].append(precision_words(timing(result.benchmark), precision_asked(results)))
     return data
 
 
@@ -78,33 +92,38 @@ def compare_page(source: Source) -> dict:
     rows, selection, paired, min_effect = compare_files(base.path, head.path)
     base_runs = {r.name: runs_of(r.benchmark) for r in base.results}
     head_runs = {r.name: runs_of(r.benchmark) for r in head.results}
-    data_rows = []
-    for row in rows:
-        rounds = ([number(math.expm1(x)) for x in round_estimates(base_runs[row.name], head_runs[row.name])]
-                  if paired else [])
-        data_rows.append({"name": row.name, "base": number(row.base), "head": number(row.head),
-                          **verdict_data(row.verdict), "round_changes": rounds})
-    return {"kind": "compare", "paired": paired, "min_effect": min_effect,
-            "sides": [side_data(role, loaded, other) for role, loaded, other in (("BASE", base, head),
-                                                                                   ("HEAD", head, base))],
-            "rows": data_rows, "selection": verdict_data(selection) if selection is not None else None}
+    rounds = {row.name: rounds_data(round_estimates(base_runs[row.name], head_runs[row.name]))
+              for row in rows} if paired else {}
+    table = Table.of(compare_columns("BASE", "HEAD", paired), lines(rows, selection))
+    if selection is not None:
+        table.rows[-1].data["name"] = "selection"  # the page's name of the row, in its link and its plot
+    return {"kind": "compare", "paired": paired, "min_effect": min_effect, "legend": legend(paired, min_effect),
+            "sides": table_data(sides_table(base, head)), "rounds": rounds,
+            "table": table_data(table)}
 
 
-def verdict_data(verdict) -> dict:
-    """A verdict's keys, from the verdict columns that every table and JSON reads (views/verdict_table.py)."""
-    return verdict_record(verdict)
+def rounds_data(log_changes) -> dict:
+    """Each round's change (the median of its pairs' HEAD/BASE - 1), and as the terminal prints it."""
+    changes = [math.expm1(x) for x in log_changes]
+    return {"values": [number(c) for c in changes], "texts": [format_change(c) for c in changes]}
 
 
-def side_data(role: str, loaded: ResultFile, other: ResultFile | None) -> dict:
-    meta = loaded.metadata
-    mine = loaded.library_versions()
-    theirs = other.library_versions() if other is not None else {}
-    return {"role": role, "path": loaded.path, "side": str(meta.get("serialbench_side", "")),
-            "specs": str(meta.get("serialbench_side_specs", "")),
-            "differ": {name: version for name, version in mine.items() if theirs.get(name) != version},
-            "libraries": mine, "python": str(meta.get("python_version", meta.get("serialbench_python", "?"))),
-            "cpu": loaded.machine, "date": date_of(loaded), "commits": [c[:10] for c in loaded.commits],
-            "benchmarks": len(loaded.results)}
+SIDE_FACTS = {
+    "installed for this side": lambda f, o: str(f.metadata.get("serialbench_side_specs", "")) or "-",
+    "libraries that differ": lambda f, o: ", ".join(f"{n} {v}" for n, v in f.library_versions().items()
+                                                    if o.library_versions().get(n) != v) or "none",
+    "Python": lambda f, o: str(f.metadata.get("python_version", f.metadata.get("serialbench_python", "?"))),
+    "CPU": lambda f, o: f.machine, "date": lambda f, o: date_of(f) or "-",
+    "commit": lambda f, o: ", ".join(c[:10] for c in f.commits) or "-", "file": lambda f, o: f.path}
+
+
+def sides_table(base: ResultFile, head: ResultFile) -> Table:
+    """What each side of a compare was, as it ran: a column a side, a row a fact."""
+    sides = ((base, head, "BASE"), (head, base, "HEAD"))
+    return Table([Column(role + (f": {f.metadata['serialbench_side']}" if f.metadata.get("serialbench_side") else ""))
+                  for f, _, role in sides],
+                 [Row(fact, [Cell([text(f, o)]) for f, o, _ in sides]) for fact, text in SIDE_FACTS.items()],
+                 corner="")
 
 
 def date_of(loaded: ResultFile) -> str:
@@ -130,9 +149,21 @@ def sweep_page(source: Source) -> dict:
             if changes:
                 rounds[f"{bench['name']} {step['from']} {step['to']}"] = changes
     first = source.files[0] if source.files else None
+    sweep = sweep_from_json(json.dumps(data), source.paths[0])
+    benchmarks = [{**bench, "steps": [with_text(s) for s in bench["steps"]],
+                   "from_anchor": [with_text(s) for s in bench["from_anchor"]],
+                   "first": next(format_time(m) for m in bench["medians"] if m is not None)}
+                  for bench in data["benchmarks"]]
+    grid = Table([Column(side) for side in sides], corner="benchmark")
+    for row, line in zip(data["benchmarks"], sweep_cells(sweep)[1:]):
+        grid.rows.append(Row(row["name"], [Cell([text.strip()]) for text in line[1:]]))
     page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": data.get("anchor", sides[0]),
-            "min_effect": data["min_effect"], "benchmarks": data["benchmarks"], "selection": data.get("selection", []),
-            "left_out": data.get("left_out", {}), "machines": data.get("machines", {}),
+            "min_effect": data["min_effect"], "benchmarks": benchmarks, "grid": table_data(grid),
+            "selection": [with_text(s) for s in data.get("selection", [])],
+            "summary": f"{len(sides)} {'commit' if data.get('commits') else 'release'}s, {len(benchmarks)} benchmarks, "
+                       f"anchor {data.get('anchor', sides[0])}, minimum effect {data['min_effect'] * 100:g}%",
+            "left_out": data.get("left_out", {}),
+            "machines": [f"{side}: {machine_text(m)}" for side, m in (data.get("machines") or {}).items()],
             "library": library_of(source.files), "rounds": rounds,
             "files": [loaded.path for loaded in source.files], "date": date_of(first) if first else ""}
     # A sweep of commits: in the order of its file's `commits` (the range's), the skipped ones among them.
@@ -144,7 +175,17 @@ def sweep_page(source: Source) -> dict:
     return page
 
 
-def _step_rounds(by_label, name: str, before: str, after: str) -> list[float]:
+def with_text(step: dict) -> dict:
+    """A step of a sweep's or bisection's JSON, with its change as the terminal prints it."""
+    change, low, high = step.get("change"), step.get("low"), step.get("high")
+    if change is None:
+        return {**step, "change_text": "-", "text": "-"}
+    share = f", {step['share'] * 100:.0f}% of the whole change" if isinstance(step.get("share"), int | float) else ""
+    return {**step, "change_text": format_change(change), "share_text": share,
+            "text": format_interval(change, -1.0 if low is None else low, math.inf if high is None else high)}
+
+
+def _step_rounds(by_label, name: str, before: str, after: str) -> dict:
     """The step's per-round changes, from a session that timed both sides (value i with value i)."""
     for base in by_label.get(before, []):
         for head in by_label.get(after, []):
@@ -152,8 +193,8 @@ def _step_rounds(by_label, name: str, before: str, after: str) -> list[float]:
                 continue
             b, h = base.get(name), head.get(name)
             if b is not None and h is not None:
-                return [number(math.expm1(x)) for x in round_estimates(runs_of(b.benchmark), runs_of(h.benchmark))]
-    return []
+                return rounds_data(round_estimates(runs_of(b.benchmark), runs_of(h.benchmark)))
+    return {}
 
 
 def library_of(files: Sequence[ResultFile]) -> str:
@@ -171,7 +212,12 @@ def bisect_page(source: Source) -> dict:
     versions = {str(v) for v in versions if v is not None}
     # Commits go in the range's order (`order`, oldest first); releases, which have none, by version.
     order = {str(label): index for index, label in enumerate(data.get("order") or [])}
-    page = {"kind": "bisect", "path": source.paths[0], **data,
+    steps = data.get("steps") or ([{"from": data["previous"], "to": data["changed_at"], "verdict": data["verdict"],
+                                    "change": data.get("change"), "low": data.get("low"), "high": data.get("high")}]
+                                  if data.get("changed_at") else [])  # a file of before bisect found several
+    page = {"kind": "bisect", "path": source.paths[0], **data, "steps": [with_text(step) for step in steps],
+            "sessions": [{**session, "steps": [with_text(step) for step in session["steps"]]}
+                         for session in data["sessions"]],
             "versions": sorted(versions, key=lambda v: (order.get(v, len(order)), _version_key(v)))}
     if data.get("commits"):
         skipped = data.get("skipped") or {}
@@ -206,16 +252,19 @@ def commit_rows(commits: dict, order, timed, skipped: dict) -> list[dict]:
 
 
 def check_harness_page(source: Source) -> dict:
+    """check-harness's table as the terminal prints it (views/harness_table.py), from the panel's file."""
     data = source.data
-    rows = []
-    for name, entry in data["benchmarks"].items():
-        ways = {way: [number(v) for v in entry.get(way) or [] if isinstance(v, int | float)]
-                for way in ("run", "compare", "plain")}
-        rows.append({"name": name, "verdict": str(entry["verdict"]), "processes": ways,
-                     "medians": {way: number(statistics.median(values)) if values else None
-                                 for way, values in ways.items()}})
-    return {"kind": "check-harness", "path": source.paths[0], "tolerance": data.get("tolerance"),
-            "processes": data.get("processes"), "rows": rows}
+    benchmarks = data["benchmarks"]
+    timed = {way: {name: [v for v in entry.get(way) or [] if isinstance(v, int | float)]
+                   for name, entry in benchmarks.items()} for way in WAYS}
+    rows = harness_rows(list(benchmarks), timed, data.get("tolerance") or 0.0)
+    for row in rows:
+        row.verdict = str(benchmarks[row.name]["verdict"])  # the file's word, as the session gave it
+    processes, tolerance = data.get("processes") or "?", data.get("tolerance")
+    return {"kind": "check-harness", "path": source.paths[0],
+            "summary": f"{len(rows)} benchmarks, {processes} processes a way, tolerance "
+                       + ("?" if tolerance is None else format_percent(tolerance)),
+            "table": table_data(Table.of(harness_columns(), rows))}
 
 
 PAGES = {"run": run_page, "compare": compare_page, "sweep": sweep_page, "bisect": bisect_page,
