@@ -26,6 +26,8 @@ from serialbench.core.formatting import format_machine
 from serialbench.views.site.history import history_page
 from serialbench.views.site.pages import PAGES, date_of, library_of
 from serialbench.views.site.sources import Source, collect
+from serialbench.views.table import Table, column
+from serialbench.views.table import data as data_of
 
 ASSETS = Path(__file__).with_name("assets")
 SHIPPED = ("plotly-basic.min.js", "plotly-LICENSE.txt", "site.js", "site.css")
@@ -68,7 +70,8 @@ def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> 
         data["title"] = page.title
         write_page(out / page.file, page.title, page.kind, data)
         written.append(page)
-    index = {"kind": "index", "title": "serialbench results", "rows": index_rows(written)}
+    index = {"kind": "index", "title": "serialbench results",
+             "table": data_of(Table.of(INDEX_COLUMNS, index_rows(written)))}
     write_page(out / "index.html", index["title"], "index", index)
     copy_assets(out / "assets")
     return written
@@ -120,6 +123,14 @@ def copy_assets(target: Path) -> None:
 
 def plotly_checksum() -> str:
     return hashlib.sha256((ASSETS / "plotly-basic.min.js").read_bytes()).hexdigest()
+
+
+INDEX_COLUMNS = [column(key, header, lambda row, key=key: str(row[key]) if key == "count" else row[key] or "-",
+                        lambda row, key=key: row[key],
+                        left=key != "count")
+                 for key, header in (("kind", "kind"), ("title", "result"), ("date", "date"), ("commit", "commit"),
+                                     ("libraries", "libraries that differ"), ("machine", "machine"),
+                                     ("count", "benchmarks"))] + [column("href", "", None, lambda row: row["href"])]
 
 
 def index_rows(pages: Sequence[Page]) -> list[dict]:

@@ -19,32 +19,36 @@ from serialbench.results.files import ResultFile
 from serialbench.verdicts.timings import floor_multiple, timing
 from serialbench.views.site.pages import date_of
 from serialbench.views.site.sources import Source
-from serialbench.views.table import number
+from serialbench.views.table import Cell, Column, Row, Table, data, number
+
+HEADERS = ["libraries that differ", "date", "multiple [95%]", "time", "its floor's time", "the floor against the first"]
 
 
 def history_page(source: Source) -> dict:
     runs = sorted(source.files, key=date_of)
-    names = list(dict.fromkeys(r.name for loaded in runs for r in loaded.results))
-    benchmarks = []
-    for name in names:
-        points = [point(loaded, name) for loaded in runs]
-        first = next((p["floor_time"] for p in points if p is not None and p["floor_time"] is not None), None)
-        for p in points:
-            if p is not None:  # the floor against the first run drawn: how far the machine moved
-                p["floor_change"] = format_change(p["floor_time"] / first - 1) if p["floor_time"] and first else "-"
-        if sum(p is not None for p in points) >= 2:
-            found = next(loaded.get(name) for loaded in runs if loaded.get(name) is not None)
-            benchmarks.append({"name": name, "copies": found.copies, "floor": found.format == FLOOR[0],
-                               "points": points})
     versions = [loaded.library_versions() for loaded in runs]
     # a library whose version differs between the runs that have it (--with), named beside each run's commit
     varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
-    return {"kind": "history", "floor": "/".join(FLOOR),
-            "runs": [{"label": ", ".join(c[:10] for c in loaded.commits) or os.path.basename(loaded.path),
-                      "libraries": ", ".join(f"{name} {mine[name]}" for name in varying if name in mine),
-                      "dirty": loaded.dirty, "date": date_of(loaded), "path": loaded.path}
-                     for loaded, mine in zip(runs, versions)],
-            "benchmarks": benchmarks}
+    shown = [{"label": (label := ", ".join(c[:10] for c in loaded.commits) or os.path.basename(loaded.path)),
+              "shown": f"{index}: {label}" + (" (dirty)" if loaded.dirty else ""),
+              "libraries": ", ".join(f"{name} {mine[name]}" for name in varying if name in mine),
+              "date": date_of(loaded)} for index, (loaded, mine) in enumerate(zip(runs, versions), start=1)]
+    benchmarks = []
+    for name in dict.fromkeys(r.name for loaded in runs for r in loaded.results):
+        points = [point(loaded, name) for loaded in runs]
+        first = next((p["floor_time"] for p in points if p is not None and p["floor_time"] is not None), None)
+        table = Table([Column(header) for header in HEADERS], corner="run")
+        for run, p in zip(shown, points):
+            if p is not None:  # the floor against the first run drawn: how far the machine moved
+                floor_change = format_change(p["floor_time"] / first - 1) if p["floor_time"] and first else "-"
+                table.rows.append(Row(run["shown"], [Cell([text]) for text in (
+                    run["libraries"] or "-", run["date"] or "-", p["multiple_text"], p["time_text"],
+                    p["floor_time_text"], floor_change)]))
+        if len(table.rows) >= 2:
+            found = next(loaded.get(name) for loaded in runs if loaded.get(name) is not None)
+            benchmarks.append({"name": name, "copies": found.copies, "floor": found.format == FLOOR[0],
+                               "points": points, "table": data(table)})
+    return {"kind": "history", "floor": "/".join(FLOOR), "runs": shown, "benchmarks": benchmarks}
 
 
 def point(loaded: ResultFile, name: str) -> dict | None:

@@ -28,6 +28,7 @@ from serialbench.verdicts.rankings import fastest_of_each_format
 from serialbench.verdicts.timings import timing
 from serialbench.views.costs import cost_tables
 from serialbench.views.grid import groups
+from serialbench.views.grid import rows as grid_rows
 from serialbench.views.harness_table import harness_columns
 from serialbench.views.harness_table import rows as harness_rows
 from serialbench.views.progress import precision_words
@@ -35,7 +36,7 @@ from serialbench.views.roundtrip_table import roundtrip_tables
 from serialbench.views.site.sources import Source, side_label
 from serialbench.views.sweep_table import cells as sweep_cells
 from serialbench.views.sweep_table import machine_text
-from serialbench.views.table import Cell, Column, Row, Table, number
+from serialbench.views.table import Cell, Column, Row, Table, by_format, number
 from serialbench.views.table import data as table_data
 from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_cells, timing_tables
 from serialbench.views.verdict_json import sweep_from_json
@@ -53,7 +54,7 @@ def run_page(source: Source) -> dict:
                       "timing": [table_data(t) for t in timing_tables(results, group, cells=cells)],
                       "costs": [table_data(t) for t in cost_tables(group)],
                       "memory": [table_data(t) for t in memory_tables(group)],
-                      "fastest": fastest_of_each_format(group)})
+                      "fastest": fastest_of_each_format(group), "impls": impls_by_format(group)})
     trips = roundtrip_tables(results.results)  # tested across every kind, as report's tables are
     roundtrip = {kind: [table_data(t) for t in trips if t.title.startswith(f"{kind}, ")]
                  for kind in dict.fromkeys(r.input for r in results.results)}
@@ -61,6 +62,15 @@ def run_page(source: Source) -> dict:
             "tiers": {tier: tier_size(tier) for tier in tier_order(r.tier for r in results.results)},
             "floor": "/".join(FLOOR), "views": views, "roundtrip": roundtrip,
             "benchmarks": [benchmark_data(results, r, cells[r.name]) for r in timed]}
+
+
+def impls_by_format(group: list[Result]) -> list[tuple[str, list[str]]]:
+    """The group's FORMAT/IMPL rows that the chart can draw, by format, in the tables' order (the floor apart)."""
+    found: dict[str, list[str]] = {}
+    for label in grid_rows(group):
+        if label != "/".join(FLOOR):
+            found.setdefault(by_format(label), []).append(label)
+    return list(found.items())
 
 
 def benchmark_data(results: ResultFile, result: Result, cell: Cell) -> dict:

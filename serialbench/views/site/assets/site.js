@@ -116,14 +116,10 @@ this script formats none, and draws the tables of views/table.py with one functi
 
   // -- the index ----------------------------------------------------------------------------------
   function indexPage() {
-    const rows = DATA.rows.map(row => el("tr", {dataset: {kind: row.kind}},
-      el("td", {}, row.kind), el("td", {}, el("a", {href: row.href}, row.title)),
-      el("td", {}, row.date || "-"), el("td", {}, row.commit || "-"), el("td", {}, row.libraries || "-"),
-      el("td", {}, row.machine || "-"), el("td", {className: "number"}, String(row.count))));
-    MAIN.append(el("p", {}, `${DATA.rows.length} results. A page per result: a run's times against tier, a ` +
+    MAIN.append(el("p", {}, `${DATA.table.rows.length} results. A page per result: a run's times against tier, a ` +
                             "compare's verdicts, a sweep's releases, a bisection's sessions."),
-                plainTable(["kind", "result", "date", "commit", "libraries that differ", "machine", "benchmarks"],
-                           rows, {id: "results"}));
+      drawTable(DATA.table, {id: "results", row: (tr, row) => { tr.dataset.kind = row.data.kind; },
+        cell: (td, row, i) => { if (i === 1) td.replaceChildren(el("a", {href: row.data.href}, row.data.title)); }}));
   }
 
   // -- a run --------------------------------------------------------------------------------------
@@ -146,8 +142,7 @@ this script formats none, and draws the tables of views/table.py with one functi
       const directions = views.filter(v => v.input === input).map(v => v.direction);
       const direction = directions.includes(state.direction) ? state.direction : directions[0];
       const view = views.find(v => v.input === input && v.direction === direction);
-      const present = [...new Set(DATA.benchmarks.filter(b => b.input === input && b.direction === direction
-                                                            && b.row !== DATA.floor).map(b => b.row))];
+      const present = view.impls.flatMap(([, rows]) => rows);
       let chosen = state.impls === undefined ? view.fastest : state.impls.split(",").filter(r => present.includes(r));
       const focused = byName.get(state.benchmark);
       const benchmark = focused && focused.input === input && (focused.direction === direction ||
@@ -165,7 +160,7 @@ this script formats none, and draws the tables of views/table.py with one functi
         el("button", {type: "button", id: "all", on: {click: () => go({input, direction, impls: present.join(",")})}},
            "all"),
         el("button", {type: "button", id: "none", on: {click: () => go({input, direction, impls: ""})}}, "none"),
-        el("div", {className: "impls", id: "impls"}, groupByFormat(present).map(([format, rows]) =>
+        el("div", {className: "impls", id: "impls"}, view.impls.map(([format, rows]) =>
           el("fieldset", {}, el("legend", {}, format), rows.map(row => el("label", {className: "impl"},
             el("input", {type: "checkbox", checked: chosen.includes(row), value: row, on: {change: event => {
               const next = event.target.checked ? [...chosen, row] : chosen.filter(r => r !== row);
@@ -233,16 +228,6 @@ this script formats none, and draws the tables of views/table.py with one functi
   function select(id, options, value, onChange) {
     return el("select", {id, on: {change: event => onChange(event.target.value)}},
       options.map(option => el("option", {value: option, selected: option === value}, option)));
-  }
-
-  function groupByFormat(rows) {
-    const groups = new Map();
-    for (const row of rows) {
-      const format = row.split("/")[0];
-      if (!groups.has(format)) groups.set(format, []);
-      groups.get(format).push(row);
-    }
-    return [...groups];
   }
 
   // -- a compare ----------------------------------------------------------------------------------
@@ -483,12 +468,8 @@ this script formats none, and draws the tables of views/table.py with one functi
   function historyPage() {
     const names = DATA.benchmarks.map(b => b.name);
     const chart = el("div", {id: "history-chart", className: "chart"});
-    const body = el("tbody", {});
+    const table = el("div", {});
     const picker = el("span", {});
-    const table = el("table", {id: "history"}, el("thead", {}, el("tr", {},
-      ["run", "libraries that differ", "date", "multiple [95%]", "time", "its floor's time",
-       "the floor against the first"].map(h =>
-        el("th", {}, h)))), body);
     MAIN.append(el("p", {className: "legend"}, `${DATA.runs.length} runs in the order of their date. A ` +
       `benchmark's multiple of the floor (${DATA.floor} of its input and tier, timed in the same processes, ` +
       "milliseconds apart), which the machine's drift between runs barely moves, with the 95% interval over " +
@@ -505,7 +486,7 @@ this script formats none, and draws the tables of views/table.py with one functi
       writeHash({benchmark: bench.name});
       picker.replaceChildren(select("benchmark", names, bench.name, name => go(name)));
       const shown = DATA.runs.map((run, i) => [run, bench.points[i], i]).filter(([, p]) => p);
-      const labels = shown.map(([run, , i]) => `${i + 1}: ${run.label}${run.dirty ? " (dirty)" : ""}`);
+      const labels = shown.map(([run]) => run.shown);
       const points = shown.map(([, p]) => p);
       const traces = [];
       if (points.some(p => p.multiple !== null)) {
@@ -526,12 +507,7 @@ this script formats none, and draws the tables of views/table.py with one functi
         yaxis: traces.length > 1 ? {title: {text: "multiple of the floor"}, rangemode: "tozero"} : seconds,
         yaxis2: Object.assign({overlaying: "y", side: "right", showgrid: false}, seconds),
         legend: {orientation: "h", y: -0.25}});
-      body.replaceChildren(...shown.map(([run, p], k) => el("tr", {dataset: {run: labels[k]}},
-        el("th", {scope: "row", title: run.path}, labels[k]), el("td", {}, run.libraries || "-"),
-        el("td", {}, run.date || "-"),
-        el("td", {className: "number multiple"}, p.multiple_text), el("td", {className: "number"}, p.time_text),
-        el("td", {className: "number"}, p.floor_time_text),
-        el("td", {className: "number floor-change"}, p.floor_change))));
+      table.replaceChildren(drawTable(bench.table, {id: "history"}));
     }
 
     function go(name) { writeHash({benchmark: name}); render(); }
