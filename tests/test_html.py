@@ -486,8 +486,8 @@ def test_a_bisection_whose_commits_are_not_objects_is_left_out_in_one_line(tmp_p
 
 def test_a_sweep_or_bisection_of_releases_gets_the_page_data_it_had():
     """Files of releases have no commits: their pages have no commit keys and versions sort as versions."""
+    from serialbench.results.sources import Source
     from serialbench.views.site.pages import bisect_page, sweep_page
-    from serialbench.views.site.sources import Source
 
     sweep = sweep_page(Source("sweep", ["sweep.json"], data=json.loads((TESTDATA / "sweep-part-2.json").read_text())))
     bisect = json.loads((TESTDATA / "bisect.json").read_text())

@@ -13,8 +13,8 @@ import pytest
 from serialbench.core.formatting import format_ratio, format_time
 from serialbench.results import kinds
 from serialbench.results.files import load
+from serialbench.results.sources import Source
 from serialbench.views.site.pages import run_page
-from serialbench.views.site.sources import Source
 from tests.helpers import PROJECT_ROOT, in_process
 
 pytestmark = pytest.mark.source_tree  # reads the repository's results/

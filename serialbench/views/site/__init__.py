@@ -22,10 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_machine
+from serialbench.results.sources import Source, collect
 from serialbench.views.site.history import history_page
 from serialbench.views.site.pages import PAGES, date_of, library_of
-from serialbench.views.site.sources import Source, collect
 from serialbench.views.table import Table, column
 from serialbench.views.table import data as data_of
 
@@ -64,7 +65,7 @@ def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> 
     for page in pages:
         try:
             data = BUILDERS[page.kind](page.source)
-        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+        except (KeyError, TypeError, ValueError, ZeroDivisionError, UsageError) as exc:
             say(f"left out: {', '.join(page.source.paths)}: cannot be shown ({type(exc).__name__}: {exc})")
             continue
         data["title"] = page.title

@@ -16,9 +16,9 @@ import os
 from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import format_change, format_ratio, format_time
 from serialbench.results.files import ResultFile
+from serialbench.results.sources import Source
 from serialbench.verdicts.timings import floor_multiple, timing
 from serialbench.views.site.pages import date_of
-from serialbench.views.site.sources import Source
 from serialbench.views.table import Cell, Column, Row, Table, data, number
 
 HEADERS = ["libraries that differ", "date", "multiple [95%]", "time", "its floor's time", "the floor against the first"]

@@ -21,10 +21,12 @@ from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import format_bytes, format_change, format_interval, format_percent, format_time
 from serialbench.results.files import Result, ResultFile
 from serialbench.results.session_files import runs_of
+from serialbench.results.sources import Source, side_label
 from serialbench.verdicts.file_changes import compare_files
 from serialbench.verdicts.harness import WAYS
 from serialbench.verdicts.paired import round_estimates
 from serialbench.verdicts.rankings import fastest_of_each_format
+from serialbench.verdicts.steps import sweep_from_json
 from serialbench.verdicts.timings import timing
 from serialbench.views.costs import cost_tables
 from serialbench.views.grid import groups
@@ -33,13 +35,11 @@ from serialbench.views.harness_table import harness_columns
 from serialbench.views.harness_table import rows as harness_rows
 from serialbench.views.progress import precision_words
 from serialbench.views.roundtrip_table import roundtrip_tables
-from serialbench.views.site.sources import Source, side_label
 from serialbench.views.sweep_table import cells as sweep_cells
 from serialbench.views.sweep_table import machine_text
 from serialbench.views.table import Cell, Column, Row, Table, by_format, number
 from serialbench.views.table import data as table_data
 from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_cells, timing_tables
-from serialbench.views.verdict_json import sweep_from_json
 from serialbench.views.verdict_table import compare_columns, legend, lines
 
 # -- a run ---------------------------------------------------------------------------------------------
