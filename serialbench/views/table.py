@@ -122,6 +122,7 @@ class Table:
     legend: str = ""  # a paragraph above the table
     notes: list[str] = field(default_factory=list)  # lines under it
     corner: str | None = None  # the header of the row labels; None: the rows have no label
+    code: bool = False  # the labels are names: in backticks in Markdown
 
     @classmethod
     def of(cls, columns: Sequence[Column], objects: Iterable[Any], group: Callable[[Any], Any] | None = None,
@@ -161,8 +162,10 @@ def _marked(cell: Cell | None, bold: bool = False) -> list[str]:
     return [f"{cell.mark} {cell.lines[0]}" if cell.mark else cell.lines[0], *cell.lines[1:]]
 
 
-def _header(table: Table) -> list[str]:
-    return ([table.corner] if table.corner is not None else []) + [c.header for c in table.columns]
+def _header(table: Table) -> list[list[str]]:
+    """The header's cells, a line each side of a newline (a sweep's side over its machine's letter)."""
+    return [header.split("\n") for header in ([table.corner] if table.corner is not None else [])
+            + [c.header for c in table.columns]]
 
 
 def text(table: Table, rule: bool | None = None, legend: bool = True, indent: str = "") -> list[str]:
@@ -203,12 +206,13 @@ def markdown(table: Table) -> list[str]:
     codes = [c.code for c in table.columns]
     rows = [_header(table)]
     for row in table.rows:
-        cells = [_marked(cell, bold=True) for cell in row.cells]
+        cells = [[line.strip() for line in _marked(cell, bold=True)] for cell in row.cells]
         if table.corner is not None:  # a grid's cell: its figures a dot apart on one line
             cells = [[part.replace("  ", " · ") for part in lines] for lines in cells]
         cells = [[f"`{line}`" for line in lines] if code and cell is not None and cell.lines[0] else lines
                  for lines, code, cell in zip(cells, codes, row.cells)]
-        rows.append(([row.label] if table.corner is not None else []) + cells)
+        label = f"`{row.label}`" if table.code else row.label
+        rows.append(([label] if table.corner is not None else []) + cells)
     out = [f"### {table.title}", ""] if table.title else []
     out += [table.legend, ""] if table.legend else []
     out += markdown_table(rows, left=_left(table))

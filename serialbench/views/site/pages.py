@@ -35,8 +35,7 @@ from serialbench.views.harness_table import harness_columns
 from serialbench.views.harness_table import rows as harness_rows
 from serialbench.views.progress import precision_words
 from serialbench.views.roundtrip_table import roundtrip_tables
-from serialbench.views.sweep_table import cells as sweep_cells
-from serialbench.views.sweep_table import machine_text
+from serialbench.views.sweep_table import machine_text, sweep_grid
 from serialbench.views.table import Cell, Column, Row, Table, by_format, number
 from serialbench.views.table import data as table_data
 from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_cells, timing_tables
@@ -159,14 +158,11 @@ def sweep_page(source: Source) -> dict:
             if changes:
                 rounds[f"{bench['name']} {step['from']} {step['to']}"] = changes
     first = source.files[0] if source.files else None
-    sweep = sweep_from_json(json.dumps(data), source.paths[0])
     benchmarks = [{**bench, "steps": [with_text(s) for s in bench["steps"]],
                    "from_anchor": [with_text(s) for s in bench["from_anchor"]],
                    "first": next(format_time(m) for m in bench["medians"] if m is not None)}
                   for bench in data["benchmarks"]]
-    grid = Table([Column(side) for side in sides], corner="benchmark")
-    for row, line in zip(data["benchmarks"], sweep_cells(sweep)[1:]):
-        grid.rows.append(Row(row["name"], [Cell([text.strip()]) for text in line[1:]]))
+    grid = sweep_grid(sweep_from_json(json.dumps(data), source.paths[0]))  # the terminal's cells
     page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": data.get("anchor", sides[0]),
             "min_effect": data["min_effect"], "benchmarks": benchmarks, "grid": table_data(grid),
             "selection": [with_text(s) for s in data.get("selection", [])],
