@@ -36,7 +36,7 @@ from serialbench.views.harness_table import rows as harness_rows
 from serialbench.views.progress import precision_words
 from serialbench.views.roundtrip_table import roundtrip_tables
 from serialbench.views.sweep_table import machine_text, sweep_grid
-from serialbench.views.table import Cell, Column, Row, Table, by_format, number
+from serialbench.views.table import Cell, Column, Row, Table, by_format, column, number
 from serialbench.views.table import data as table_data
 from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_cells, timing_tables
 from serialbench.views.verdict_table import compare_columns, legend, lines
@@ -165,7 +165,7 @@ def sweep_page(source: Source) -> dict:
     grid = sweep_grid(sweep_from_json(json.dumps(data), source.paths[0]))  # the terminal's cells
     page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": data.get("anchor", sides[0]),
             "min_effect": data["min_effect"], "benchmarks": benchmarks, "grid": table_data(grid),
-            "selection": [with_text(s) for s in data.get("selection", [])],
+            "selection": table_data(Table.of(SELECTION, [with_text(s) for s in data.get("selection", [])])),
             "summary": f"{len(sides)} {'commit' if data.get('commits') else 'release'}s, {len(benchmarks)} benchmarks, "
                        f"anchor {data.get('anchor', sides[0])}, minimum effect {data['min_effect'] * 100:g}%",
             "left_out": data.get("left_out", {}),
@@ -176,9 +176,17 @@ def sweep_page(source: Source) -> dict:
     # A sweep of releases has neither key, and its page the data it always had.
     if data.get("commits"):
         page["commits"] = commit_rows(data["commits"], data["commits"], sides, data.get("left_out") or {})
+        page["commits_table"] = table_data(commits_table(page["commits"]))
     if data.get("history"):
         page["history"] = str(data["history"])
     return page
+
+
+SELECTION = [column("step", "step", lambda s: f"{s['from']} -> {s['to']}", left=True),
+             column("text", "change [interval]", lambda s: s["text"]),
+             column("rounds", "rounds", lambda s: str(s["rounds"])),
+             column("benchmarks", "benchmarks", lambda s: str(s.get("benchmarks") or len(s.get("names") or []) or "-")),
+             column("verdict", "verdict", lambda s: s["verdict"], left=True)]
 
 
 def with_text(step: dict) -> dict:
@@ -225,10 +233,40 @@ def bisect_page(source: Source) -> dict:
             "sessions": [{**session, "steps": [with_text(step) for step in session["steps"]]}
                          for session in data["sessions"]],
             "versions": sorted(versions, key=lambda v: (order.get(v, len(order)), _version_key(v)))}
+    page["ladder"] = table_data(ladder(page["versions"], page["sessions"]))
     if data.get("commits"):
         skipped = data.get("skipped") or {}
         page["commits"] = commit_rows(data["commits"], [*order, *data["commits"], *skipped], versions, skipped)
+        page["commits_table"] = table_data(commits_table(page["commits"]))
     return page
+
+
+def ladder(versions: list[str], sessions: list[dict]) -> Table:
+    """A row per session: the sides it timed (●), its steps and what it took; `rungs` in each row's data
+    say which cells lie inside its bracket and the verdict of the step into each (the page colours them)."""
+    table = Table([Column(v) for v in versions] + [Column("steps", left=True), Column("took")], corner="")
+    for index, session in enumerate(sessions, start=1):
+        sides = [str(side) for side in session["sides"]]
+        into = {step["to"]: step for step in session["steps"][:len(sides) - 1]}
+        inside = range(versions.index(sides[0]), versions.index(sides[-1]) + 1)
+        rungs = [{"inside": k in inside, "side": v in sides, "verdict": into[v]["verdict"] if v in into else "",
+                  "title": f"{v_step['from']} -> {v}: {v_step['verdict']}, {v_step['change_text']}"
+                  if (v_step := into.get(v)) else ""} for k, v in enumerate(versions)]
+        cells = [Cell(["●" if v in sides else ""]) for v in versions]
+        cells += [Cell([f"{s['from']} -> {s['to']}: {s['verdict']} {s['text']}, {s['rounds']} rounds"
+                        for s in session["steps"]]), Cell([f"{session['rounds']} rounds, {session['minutes']} min"])]
+        table.rows.append(Row(f"session {index}", cells, {"rungs": rungs}))
+    return table
+
+
+def commits_table(commits: list[dict]) -> Table:
+    """The commits of a sweep or bisection, each whether it was timed or why it was skipped."""
+    return Table([Column("date", left=True), Column("subject", left=True), Column("files changed"),
+                  Column("timed", left=True)],
+                 [Row(c["label"], [Cell([c["date"]]), Cell([c["subject"]]), Cell([str(len(c["files"]))]),
+                                   Cell([f"skipped: {c['skipped']}" if c["skipped"] is not None else
+                                         "timed" if c["timed"] else "-"])], {"sha": c["sha"], "files": c["files"]})
+                  for c in commits], corner="commit")
 
 
 def _version_key(text: str):

@@ -77,11 +77,6 @@ this script formats none, and draws the tables of views/table.py with one functi
       el("p", {className: "legend"}, table.legend)), node, table.notes.map(note => el("p", {className: "note"}, note))) : node;
   }
 
-  function plainTable(headers, rows, props) {
-    return el("table", props || {}, el("thead", {}, el("tr", {}, headers.map(h => el("th", {}, h)))),
-      el("tbody", {}, rows));
-  }
-
   function commitNote(label) {  // what a commit side is: its subject, date and files changed (their paths on hover)
     const c = COMMITS.get(label);
     if (!c) return "";
@@ -94,13 +89,13 @@ this script formats none, and draws the tables of views/table.py with one functi
     return c && c.subject ? `${label} (${c.subject})` : label;
   }
 
-  function commitsTable() {
-    return plainTable(["commit", "date", "subject", "files changed", "timed"], DATA.commits.map(c => el("tr",
-      {dataset: {label: c.label}},
-      el("th", {scope: "row", title: c.sha}, c.label), el("td", {}, c.date), el("td", {}, c.subject),
-      el("td", {className: "number", title: c.files.join("\n")}, String(c.files.length)),
-      el("td", {className: c.skipped === null ? "" : "uncertain"},
-         c.skipped !== null ? `skipped: ${c.skipped}` : c.timed ? "timed" : "-"))), {id: "commits"});
+  function commitsTable() {  // a commit's sha and the paths it changed on hover
+    return drawTable(DATA.commits_table, {id: "commits", row: (tr, row) => {
+      tr.dataset.label = row.label;
+      tr.firstChild.title = row.data.sha;
+      tr.children[3].title = row.data.files.join("\n");
+      if (row.cells[3].lines[0].startsWith("skipped")) tr.children[4].classList.add("uncertain");
+    }});
   }
 
   function verdictCell(td, word) {  // a cell of a verdict's word, coloured by it (site.css)
@@ -322,11 +317,8 @@ this script formats none, and draws the tables of views/table.py with one functi
       section(`Time against ${noun}`, el("p", {className: "legend"}, "Per benchmark: a point is the anchor's " +
         "median times (1 + the change against the anchor), its bar the 95% interval of that change; a step is " +
         `shaded between the two ${noun}s, red slower, green faster, with its change.`), charts),
-      section("The whole selection, step by step", plainTable(["step", "change [interval]", "rounds", "benchmarks",
-        "verdict"], DATA.selection.map(s => el("tr", {}, el("th", {scope: "row"}, `${s.from} -> ${s.to}`),
-          el("td", {className: "number"}, s.text), el("td", {className: "number"}, String(s.rounds)),
-          el("td", {className: "number"}, String(s.benchmarks || (s.names || []).length || "-")),
-          verdictCell(el("td", {}, s.verdict), s.verdict))), {id: "selection"})),
+      section("The whole selection, step by step", drawTable(DATA.selection, {id: "selection",
+        cell: (td, row, i) => { if (i === 4) verdictCell(td, row.data.verdict); }})),
       COMMITS.size ? section("Commits", commitsTable()) : "",
       leftOut.length ? section(COMMITS.size ? "Skipped" : "Left out", el("ul", {}, leftOut.map(t => el("li", {}, t))))
         : "",
@@ -421,7 +413,6 @@ this script formats none, and draws the tables of views/table.py with one functi
 
   // -- a bisection --------------------------------------------------------------------------------
   function bisectPage() {
-    const versions = DATA.versions;
     const steps = DATA.steps;  // every step found (pages.py reads a file of the first one only too)
     const stepText = s => `changed at ${s.to} (after ${s.from}): ${s.verdict}, ${s.text}${s.share_text || ""}`;
     const noun = COMMITS.size ? "commit" : "release";
@@ -429,30 +420,18 @@ this script formats none, and draws the tables of views/table.py with one functi
     const answer = steps.length === 1 ? `${DATA.benchmark}: ${stepText(steps[0])}` :
       steps.length ? `${DATA.benchmark}: ${steps.length} steps from ${DATA.good} to ${DATA.bad}` :
       `${DATA.benchmark}: no step found from ${DATA.good} to ${DATA.bad}`;
-    const rows = DATA.sessions.map((session, index) => {
-      const first = versions.indexOf(session.sides[0]), last = versions.indexOf(session.sides[session.sides.length - 1]);
-      return el("tr", {},
-        el("th", {scope: "row"}, `session ${index + 1}`),
-        versions.map((v, k) => {
-          const side = session.sides.includes(v);
-          const into = session.steps.slice(0, session.sides.length - 1).find(s => s.to === v);
-          return el("td", {className: "rung" + (k >= first && k <= last ? " inside" : "") + (side ? " side" : "") +
-                                      (into ? " " + into.verdict.replace(/ /g, "-") : ""),
-                           title: into ? `${into.from} -> ${into.to}: ${into.verdict}, ${into.change_text}` : ""},
-            side ? "●" : "");
-        }),
-        el("td", {className: "steps"}, session.steps.map(s => el("div", {},
-          `${s.from} -> ${s.to}: `, el("span", {className: "verdict", dataset: {verdict: s.verdict}}, s.verdict),
-          ` ${s.text}, ${s.rounds} rounds`))),
-        el("td", {className: "number"}, `${session.rounds} rounds, ${session.minutes} min`));
-    });
     MAIN.append(el("p", {className: "answer", id: "answer"}, answer), steps.length === 1 ? commitNote(steps[0].to) : "",
       steps.length > 1 ? el("ul", {id: "steps"}, steps.map(s => el("li", {}, stepText(s), commitNote(s.to)))) : "",
       ...(DATA.unsearched || []).map(u => el("p", {className: "uncertain"}, `unsearched: ${u.from} -> ${u.to}: ${u.why}`)),
       DATA.uncertain ? el("p", {className: "uncertain"}, "uncertain: " + DATA.uncertain) : "",
       section("The sessions, from the bracket down to the answer", el("p", {className: "legend"},
         `A row per session: the ${noun}s it timed (●) inside its bracket; a cell is coloured by the verdict of ` +
-        "the step into it."), plainTable(["", ...versions, "steps", "took"], rows, {id: "ladder"})),
+        "the step into it."), drawTable(DATA.ladder, {id: "ladder",
+        cell: (td, row, k) => {  // a rung: inside the session's bracket, a side it timed, the step into it
+          const rung = row.data.rungs[k];
+          if (rung) Object.assign(td, {title: rung.title, className: "rung" + (rung.inside ? " inside" : "") +
+            (rung.side ? " side" : "") + (rung.verdict ? " " + rung.verdict.replace(/ /g, "-") : "")});
+        }})),
       skipped.length ? section("Skipped", el("ul", {id: "skipped"},
         skipped.map(c => el("li", {}, `${named(c.label)}: ${c.skipped}`)))) : "");
   }
