@@ -20,24 +20,24 @@ from serialbench.verdicts.paired import Compared
 from serialbench.views import table
 from serialbench.views.roundtrip_table import round_trips_json
 from serialbench.views.table import COUNT_DIGITS, Cell, Column, Table, column, number
-from serialbench.views.timing import timing_cells
+from serialbench.views.timing import FIGURES, timing_cells
 from serialbench.views.verdict_json import compare_json, verdict_record
 
 
 def result_columns(cells: dict[str, Cell]) -> list[Column]:
+    """Each result's keys; a figure of its cell (views/timing.FIGURES) gives three: NAME, NAME_low, NAME_high."""
     def figure(name: str, part: str):
         def value(result: Result) -> float | None:
             found = cells[result.name].figures.get(name)
             return found.json()[part] if found is not None else None
         return value
 
+    figures = [(name + suffix, figure(name, part)) for name in FIGURES
+               for suffix, part in (("", "value"), ("_low", "low"), ("_high", "high"))]
     return [column(key, "", None, value) for key, value in (
         ("name", lambda r: r.name), ("format", lambda r: r.format), ("impl", lambda r: r.impl),
         ("input", lambda r: r.input), ("tier", lambda r: r.tier), ("direction", lambda r: r.direction),
-        ("median", figure("median", "value")), ("median_low", figure("median", "low")),
-        ("median_high", figure("median", "high")), ("copies", lambda r: r.copies),
-        ("floor_multiple", figure("floor_multiple", "value")), ("floor_multiple_low", figure("floor_multiple", "low")),
-        ("floor_multiple_high", figure("floor_multiple", "high")), ("mark", lambda r: cells[r.name].mark),
+        ("copies", lambda r: r.copies), *figures, ("mark", lambda r: cells[r.name].mark),
         ("mb_per_s", lambda r: number(r.throughput_mb_s)), ("input_bytes", lambda r: r.input_bytes),
         ("payload_bytes", lambda r: r.payload_bytes), ("values", lambda r: len(r.values)),
         ("memory", lambda r: None if r.memory is None else {

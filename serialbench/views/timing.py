@@ -28,6 +28,7 @@ from serialbench.verdicts.timings import Timing, floor_multiple, timing
 from serialbench.views.grid import grid, groups
 from serialbench.views.table import Cell, Figure, Table, figure, render_markdown
 
+FIGURES = ("median", "floor_multiple")  # a cell's numbers, by name: report --json gives each with its interval
 NO_COPY = "no copy"  # the multiple's place in the cell of an op that copies no tensor (Case.no_copy)
 MARKS = ("* the fastest of its format at that tier, separated from the next by a paired test over the rounds "
          "(Benjamini-Hochberg across the table); = the fastest and the next, which no test separates: a tie.")
