@@ -36,11 +36,8 @@ this script formats none, and draws the tables of views/table.py with one functi
   }
 
   // -- the view in the hash -----------------------------------------------------------------------
-  function readHash() {
-    const params = new URLSearchParams(location.hash.slice(1));
-    const state = {};
-    for (const [key, value] of params) state[key] = value;
-    return state;
+  function readHash() {  // {input, direction, impls, benchmark, step}: what the page shows
+    return Object.fromEntries(new URLSearchParams(location.hash.slice(1)));
   }
 
   function writeHash(state) {
