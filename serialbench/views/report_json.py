@@ -38,6 +38,7 @@ def result_columns(cells: dict[str, Cell]) -> list[Column]:
         ("name", lambda r: r.name), ("format", lambda r: r.format), ("impl", lambda r: r.impl),
         ("input", lambda r: r.input), ("tier", lambda r: r.tier), ("direction", lambda r: r.direction),
         ("copies", lambda r: r.copies), *figures, ("mark", lambda r: cells[r.name].mark),
+        ("notes", lambda r: list(cells[r.name].notes)),
         ("mb_per_s", lambda r: number(r.throughput_mb_s)), ("input_bytes", lambda r: r.input_bytes),
         ("payload_bytes", lambda r: r.payload_bytes), ("values", lambda r: len(r.values)),
         ("memory", lambda r: None if r.memory is None else {
