@@ -602,3 +602,22 @@ def test_the_sites_script_formats_no_number_of_its_own():
     format of its own that could print another figure for the same value."""
     script = (site.ASSETS / "site.js").read_text()
     assert not re.findall(r"\.(toFixed|toPrecision|toLocaleString)\(|Math\.round\(", script)
+
+
+@pytest.mark.slow
+def test_a_rows_block_of_lines_is_drawn_under_its_row(chromium):
+    """views/table.py's Row.block (compare --explain's functions under a decided row) reaches the page."""
+    from serialbench.views.table import Table, column, data
+
+    inner = Table.of([column("function", "function", lambda f: f[0], left=True),
+                      column("change", "change", lambda f: f[1])], [("pack", "+10.0%")])
+    outer = Table.of([column("name", "benchmark", lambda name: name, left=True)], ["a/b/c/1K", "d/e/f/1K"])
+    outer.rows[0].block = inner
+    script = (site.ASSETS / "site.js").read_text()
+    functions = (script[script.index("  function el("):script.index("  function plotText(")]
+                 + script[script.index("  // A views/table.py Table"):script.index("  function commitNote(")])
+    chromium.get("about:blank")
+    rows = chromium.execute_script(functions + "\nconst t = drawTable(arguments[0]); document.body.append(t); return "
+                                   "[...t.querySelectorAll(':scope > tbody > tr')].map(r => r.textContent);",
+                                   data(outer))
+    assert rows == ["a/b/c/1K", "functionchangepack+10.0%", "d/e/f/1K"]

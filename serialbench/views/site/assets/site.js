@@ -24,7 +24,7 @@ this script formats none, and draws the tables of views/table.py with one functi
       else if (key === "on") for (const [event, handler] of Object.entries(value)) node.addEventListener(event, handler);
       else node[key] = value;  // className, id, href, title...: properties, never HTML
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
@@ -68,7 +68,8 @@ this script formats none, and draws the tables of views/table.py with one functi
             return td;
           }));
         if (opts.row) opts.row(tr, row);
-        return tr;
+        return [tr, row.block && el("tr", {className: "block"}, el("td", {colSpan: table.columns.length + labelled},
+                                                                     drawTable(row.block)))];  // lines under the row
       })));
     return table.title ? el("figure", {className: "grid"}, el("figcaption", {}, el("strong", {}, table.title),
       el("p", {className: "legend"}, table.legend)), node, table.notes.map(note => el("p", {className: "note"}, note))) : node;
