@@ -35,6 +35,7 @@ from serialbench.views.harness_table import harness_columns
 from serialbench.views.harness_table import rows as harness_rows
 from serialbench.views.progress import precision_words
 from serialbench.views.roundtrip_table import roundtrip_tables
+from serialbench.views.sweep_table import legend as sweep_legend
 from serialbench.views.sweep_table import machine_text, sweep_grid
 from serialbench.views.table import Cell, Column, Row, Table, by_format, column, number
 from serialbench.views.table import data as table_data
@@ -162,9 +163,11 @@ def sweep_page(source: Source) -> dict:
                    "from_anchor": [with_text(s) for s in bench["from_anchor"]],
                    "first": next(format_time(m) for m in bench["medians"] if m is not None)}
                   for bench in data["benchmarks"]]
-    grid = sweep_grid(sweep_from_json(json.dumps(data), source.paths[0]))  # the terminal's cells
+    sweep = sweep_from_json(json.dumps(data), source.paths[0])
+    grid = sweep_grid(sweep)  # the terminal's cells, and below its legend
     page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": data.get("anchor", sides[0]),
             "min_effect": data["min_effect"], "benchmarks": benchmarks, "grid": table_data(grid),
+            "legend": sweep_legend(sweep)[:1],  # the terminal's words for its cells and marks
             "selection": table_data(Table.of(SELECTION, [with_text(s) for s in data.get("selection", [])])),
             "summary": f"{len(sides)} {'commit' if data.get('commits') else 'release'}s, {len(benchmarks)} benchmarks, "
                        f"anchor {data.get('anchor', sides[0])}, minimum effect {data['min_effect'] * 100:g}%",

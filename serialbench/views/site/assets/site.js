@@ -308,10 +308,8 @@ this script formats none, and draws the tables of views/table.py with one functi
       charts.appendChild(el("div", {className: "chart panel", id: `panel-${index}`, dataset: {name: bench.name}})));
     const what = DATA.history || DATA.library;
     MAIN.append(el("p", {}, (what ? what + ": " : "") + DATA.summary + (DATA.date ? `; ${DATA.date}` : "")),
-      section(`Benchmark by ${noun}`, el("p", {className: "legend"}, "Each cell: the change against the " +
-        `anchor (${DATA.anchor}), coloured by it, and the step from the ${noun} before (* slower or faster, ^ at ` +
-        "the threshold, ? too noisy, ~ two speeds), as the terminal prints it. Click a cell, or a point of a " +
-        "chart, for its step."), grid, detail),
+      section(`Benchmark by ${noun}`, DATA.legend.map(line => el("p", {className: "legend"}, line)),
+        el("p", {className: "hint"}, "Click a cell, or a point of a chart, for its step."), grid, detail),
       section(`Time against ${noun}`, el("p", {className: "legend"}, "Per benchmark: a point is the anchor's " +
         "median times (1 + the change against the anchor), its bar the 95% interval of that change; a step is " +
         `shaded between the two ${noun}s, red slower, green faster, with its change.`), charts),
