@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from serialbench.core.formatting import format_ratio, format_time
+from serialbench.core.formatting import format_change, format_ratio, format_time
 from serialbench.results import kinds
 from serialbench.results.files import load
 from serialbench.results.sources import Source
-from serialbench.views.site.pages import run_page
+from serialbench.views.site.pages import compare_page, run_page
 from tests.helpers import PROJECT_ROOT, in_process
 
 pytestmark = pytest.mark.source_tree  # reads the repository's results/
@@ -78,3 +78,21 @@ def test_every_output_gives_a_row_the_same_median_multiple_and_mark(path: Path, 
         assert any(line.startswith(label + " ") and shown in line for line in terminal), (name, shown)
         checked += 1
     assert checked >= len([row for row in rows.values() if row["median"] is not None]) // 2
+
+
+BASE = PROJECT_ROOT / "results" / "compare-tritonclient_2.45.0-tritonclient_2.46.0-base.json.gz"
+HEAD = PROJECT_ROOT / "results" / "compare-tritonclient_2.45.0-tritonclient_2.46.0-head.json.gz"
+VERDICT_KEYS = ("base_median", "head_median", "change", "low", "high", "level", "verdict", "rounds")
+
+
+def test_report_of_a_compare_sessions_files_and_its_page_give_each_row_the_same_verdict(tmp_path):
+    done = in_process("report", BASE, HEAD, "--json", tmp_path / "out.json")
+    assert done.returncode == 0, done.stderr
+    rows = {row["name"]: row for row in json.loads((tmp_path / "out.json").read_text())["benchmarks"]}
+    page = compare_page(Source("compare", [str(BASE), str(HEAD)], [load(BASE), load(HEAD)]))
+    shown = {row["data"]["name"]: row for row in page["table"]["rows"]}
+    changes = page["table"]["columns"].index("change [interval]")
+    for name, row in rows.items():
+        assert {key: row[key] for key in VERDICT_KEYS} == {key: shown[name]["data"][key] for key in VERDICT_KEYS}
+        assert shown[name]["cells"][changes]["lines"][0].startswith(format_change(row["change"])), name
+    assert len(rows) >= 10
