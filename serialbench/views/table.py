@@ -245,14 +245,18 @@ def _cell_json(cell: Cell | None) -> dict | None:
 
 def data(table: Table) -> dict[str, Any]:
     """The table as the site draws it (assets/site.js `drawTable`): the texts as the terminal prints
-    them, a row's `start` where a group begins, its JSON keys, its block."""
+    them. A cell is its lines, or {lines, mark} when marked; a row gives `start` where a group begins,
+    `data` (its JSON keys) and `block` only when it has them: a run of 864 benchmarks is a large page."""
+    rows = []
+    for row, start in zip(table.rows, _starts(table)):
+        found = {"label": row.label, "cells": [None if cell is None else {"lines": cell.lines, "mark": cell.mark}
+                                               if cell.mark else cell.lines for cell in row.cells]}
+        found.update({key: value for key, value in (("start", start), ("data", row.data)) if value})
+        if row.block is not None:
+            found["block"] = data(row.block)
+        rows.append(found)
     return {"title": table.title, "legend": table.legend, "notes": table.notes, "corner": table.corner,
-            "columns": [c.header for c in table.columns], "left": list(_left(table)),
-            "rows": [{"label": row.label, "start": start, "data": row.data,
-                      "cells": [None if cell is None else {"lines": cell.lines, "mark": cell.mark}
-                                for cell in row.cells],
-                      "block": data(row.block) if row.block is not None else None}
-                     for row, start in zip(table.rows, _starts(table))]}
+            "columns": [c.header for c in table.columns], "left": list(_left(table)), "rows": rows}
 
 
 def render_text(table: Table, legend: bool = True) -> str:

@@ -19,9 +19,7 @@ from serialbench.results.files import ResultFile
 from serialbench.results.sources import Source
 from serialbench.verdicts.timings import floor_multiple, timing
 from serialbench.views.site.pages import date_of
-from serialbench.views.table import Cell, Column, Row, Table, data, number
-
-HEADERS = ["libraries that differ", "date", "multiple [95%]", "time", "its floor's time", "the floor against the first"]
+from serialbench.views.table import number
 
 
 def history_page(source: Source) -> dict:
@@ -37,17 +35,13 @@ def history_page(source: Source) -> dict:
     for name in dict.fromkeys(r.name for loaded in runs for r in loaded.results):
         points = [point(loaded, name) for loaded in runs]
         first = next((p["floor_time"] for p in points if p is not None and p["floor_time"] is not None), None)
-        table = Table([Column(header) for header in HEADERS], corner="run")
-        for run, p in zip(shown, points):
+        for p in points:
             if p is not None:  # the floor against the first run drawn: how far the machine moved
-                floor_change = format_change(p["floor_time"] / first - 1) if p["floor_time"] and first else "-"
-                table.rows.append(Row(run["shown"], [Cell([text]) for text in (
-                    run["libraries"] or "-", run["date"] or "-", p["multiple_text"], p["time_text"],
-                    p["floor_time_text"], floor_change)]))
-        if len(table.rows) >= 2:
+                p["floor_change"] = format_change(p["floor_time"] / first - 1) if p["floor_time"] and first else "-"
+        if sum(p is not None for p in points) >= 2:
             found = next(loaded.get(name) for loaded in runs if loaded.get(name) is not None)
             benchmarks.append({"name": name, "copies": found.copies, "floor": found.format == FLOOR[0],
-                               "points": points, "table": data(table)})
+                               "points": points})
     return {"kind": "history", "floor": "/".join(FLOOR), "runs": shown, "benchmarks": benchmarks}
 
 

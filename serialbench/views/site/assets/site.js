@@ -60,10 +60,11 @@ this script formats none, and draws the tables of views/table.py with one functi
       (labelled ? [table.corner] : []).concat(table.columns).map(h => el("th", {}, h)))), el("tbody", {},
       table.rows.map(row => {
         const tr = el("tr", {className: row.start ? "group-start" : ""}, labelled ? el("th", {scope: "row"}, row.label) : "",
-          row.cells.map((cell, i) => {
-            const td = el("td", {className: (left.has(i + labelled) ? "" : "number") + (cell && cell.mark === "*" ? " marked" : "")},
-              cell ? cell.lines.map((line, k) => el("div", {className: k ? "minor" : ""},
-                                                    !k && cell.mark === "=" ? "= " + line : line)) : "-");
+          row.cells.map((cell, i) => {  // a cell: its lines, or {lines, mark}
+            const mark = cell && cell.mark, lines = cell && (cell.lines || cell);
+            const td = el("td", {className: (left.has(i + labelled) ? "" : "number") + (mark === "*" ? " marked" : "")},
+              lines ? lines.map((line, k) => el("div", {className: k ? "minor" : ""},
+                                                !k && mark === "=" ? "= " + line : line)) : "-");
             if (opts.cell) opts.cell(td, row, i);
             return td;
           }));
@@ -92,7 +93,7 @@ this script formats none, and draws the tables of views/table.py with one functi
       tr.dataset.label = row.label;
       tr.firstChild.title = row.data.sha;
       tr.children[3].title = row.data.files.join("\n");
-      if (row.cells[3].lines[0].startsWith("skipped")) tr.children[4].classList.add("uncertain");
+      if (row.cells[3][0].startsWith("skipped")) tr.children[4].classList.add("uncertain");
     }});
   }
 
@@ -227,7 +228,7 @@ this script formats none, and draws the tables of views/table.py with one functi
   function comparePage() {
     const theta = DATA.min_effect, table = DATA.table;
     const at = header => table.columns.indexOf(header);
-    const rows = table.rows.map(row => Object.assign({text: row.cells[at("change [interval]")].lines[0]}, row.data));
+    const rows = table.rows.map(row => Object.assign({text: row.cells[at("change [interval]")][0]}, row.data));
     const forest = el("div", {id: "forest", className: "chart"});
     const detail = el("div", {id: "detail"});
     const holder = el("div", {});
@@ -482,7 +483,11 @@ this script formats none, and draws the tables of views/table.py with one functi
         yaxis: traces.length > 1 ? {title: {text: "multiple of the floor"}, rangemode: "tozero"} : seconds,
         yaxis2: Object.assign({overlaying: "y", side: "right", showgrid: false}, seconds),
         legend: {orientation: "h", y: -0.25}});
-      table.replaceChildren(drawTable(bench.table, {id: "history"}));
+      table.replaceChildren(el("table", {id: "history"}, el("thead", {}, el("tr", {}, ["run", "libraries that differ",
+        "date", "multiple [95%]", "time", "its floor's time", "the floor against the first"].map(h => el("th", {}, h)))),
+        el("tbody", {}, shown.map(([run, p]) => el("tr", {}, el("th", {scope: "row"}, run.shown),
+          [run.libraries || "-", run.date || "-", p.multiple_text, p.time_text, p.floor_time_text, p.floor_change]
+            .map((text, k) => el("td", {className: k > 1 ? "number" : ""}, text)))))));  // a page of a few points
     }
 
     function go(name) { writeHash({benchmark: name}); render(); }
