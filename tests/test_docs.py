@@ -220,15 +220,17 @@ def medians(path: str) -> dict[str, float]:
 
 @functools.cache
 def multiples(path: str) -> dict[str, float]:
-    """Each benchmark's paired multiple of the memcpy floor over its rounds, as the run's summary gives it."""
+    """Each benchmark's multiple of the memcpy floor, the one every view prints (verdicts/timings.floor_multiple:
+    paired over its rounds where the run took them); none for an op that copies no tensor."""
     from serialbench.results.files import load
-    from serialbench.verdicts.timings import timing
+    from serialbench.verdicts.timings import floor_multiple, timing
 
+    results = load(PROJECT_ROOT / path)
     found = {}
-    for result in load(PROJECT_ROOT / path).results:
-        figures = timing(result.benchmark)
-        if figures is not None and figures.multiple is not None:
-            found[result.name] = figures.multiple
+    for result in results.results:
+        multiple = floor_multiple(results, result, timing(result.benchmark))
+        if multiple is not None:
+            found[result.name] = multiple.value
     return found
 
 
