@@ -279,15 +279,17 @@ def medians(path: str) -> dict[str, float]:
 
 @functools.cache
 def multiples(path: str) -> dict[str, float]:
-    """Each benchmark's paired multiple of the memcpy floor over its rounds, as the run's summary gives it."""
+    """Each benchmark's multiple of the memcpy floor, the one every view prints (verdicts/timings.floor_multiple:
+    paired over its rounds where the run took them); none for an op that copies no tensor."""
     from serialbench.results.files import load
-    from serialbench.verdicts.timings import timing
+    from serialbench.verdicts.timings import floor_multiple, timing
 
+    results = load(PROJECT_ROOT / path)
     found = {}
-    for result in load(PROJECT_ROOT / path).results:
-        figures = timing(result.benchmark)
-        if figures is not None and figures.multiple is not None:
-            found[result.name] = figures.multiple
+    for result in results.results:
+        multiple = floor_multiple(results, result, timing(result.benchmark))
+        if multiple is not None:
+            found[result.name] = multiple.value
     return found
 
 
@@ -517,11 +519,10 @@ def test_getting_started_points_to_the_readme_commands_instead_of_repeating_them
 def test_the_readme_quotes_the_answer_that_the_fast_run_s_file_gives():
     """The README's fast run ends with its answer, at most 15 lines, as the run prints it from its file."""
     from serialbench.results.files import load
-    from serialbench.verdicts.timings import timing
     from serialbench.views.answer import answer_lines
 
     block = (PROJECT_ROOT / "README.md").read_text().split("<!-- fast-run-output -->")[1]
     quoted = block.split("The answer:", 1)[1].split("```")[0].rstrip("\n").splitlines()
     results = load(PROJECT_ROOT / "results" / "fast-triton-binary.json.gz")
-    answer = answer_lines(results.results, {r.name: timing(r.benchmark) for r in results.results})
+    answer = answer_lines(results.results)
     assert ["The answer:" + quoted[0], *quoted[1:]] == answer and len(answer) <= 15

@@ -23,9 +23,9 @@ from serialbench.verdicts.vocabulary import AT_THRESHOLD, FASTER, NO_CHANGE, SLO
 from serialbench.views import verdict_table, verify_table
 from serialbench.views.benchmem import benchmem
 from serialbench.views.costs import cost_tables
-from serialbench.views.grid import render_markdown, render_text
-from serialbench.views.roundtrip import roundtrip_tables
+from serialbench.views.roundtrip_table import roundtrip_tables
 from serialbench.views.summary import summary
+from serialbench.views.table import render_markdown, render_text
 from serialbench.views.timing import memory_tables
 from tests.hand_built import BASE_RUN, BASE_RUN_6, NEW_RUN, ROUND_TRIP_RUN, benchmark
 from tests.helpers import check_golden, in_process

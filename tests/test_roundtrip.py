@@ -6,7 +6,7 @@ import pytest
 
 from serialbench.core.errors import UsageError
 from serialbench.results.files import load
-from serialbench.views.roundtrip import roundtrip_tables
+from serialbench.views.roundtrip_table import roundtrip_tables
 from tests.hand_built import BASE_RUN, ROUND_TRIP_RUN, V2_PATH, benchmark, one_inference
 from tests.helpers import SMALLEST, assert_one_line_usage_error, serialbench
 
@@ -18,18 +18,17 @@ def results(tmp_path, benchmarks, name="run.json"):
 
 
 def rows(table):
-    return {label: [cell.lines[0] if cell else None for cell in cells] for label, cells in table.rows}
+    return {row.label: [cell.lines[0] if cell else None for cell in row.cells] for row in table.rows}
 
 
 def test_the_sum_is_the_four_halves_and_needs_all_of_them(tmp_path):
     (table,) = roundtrip_tables(results(tmp_path, ROUND_TRIP_RUN))
-    assert table.columns == ["1K", "1M"]
+    assert [column.header for column in table.columns] == ["1K", "1M"]
     assert rows(table)["kserve-grpc (sum)"] == ["65.0 us", "6.50 ms"]  # 20 + 10 + 30 + 5 us; 2 + 1 + 3 + 0.5 ms
     assert rows(table)["tfserving-rest json (sum)"] == ["310 us", None]  # decode-json did not run at 1M
     # Every half timed in the same 8 rounds: at 1K the sums are 1.69x apart in every round, a star; at 1M
     # 1.5% apart, under the minimum effect: a tie, which the note says.
-    marks = {label: [("*" if cell.marked else "=" if cell.tie else "") if cell else None for cell in cells]
-             for label, cells in table.rows}
+    marks = {row.label: [cell.mark if cell else None for cell in row.cells] for row in table.rows}
     assert marks["kserve-grpc (sum)"] == ["*", "="] and marks["tfserving-grpc (sum)"] == ["", "="]
     assert table.notes[1].startswith("cheapest at 1M: cannot separate kserve-grpc, 6.50 ms, and tfserving-grpc")
 
@@ -39,7 +38,7 @@ def test_sums_timed_in_processes_of_their_own_are_never_separated(tmp_path):
     single = [benchmark(b.get_name(), [b.get_runs()[0].values], b.get_metadata()["serialbench_direction"])
               for b in ROUND_TRIP_RUN]
     (table,) = roundtrip_tables(results(tmp_path, single))
-    assert not any(cell.marked for _, cells in table.rows for cell in cells if cell)
+    assert not any(cell.mark == "*" for row in table.rows for cell in row.cells if cell)
     assert all("cannot separate" in note for note in table.notes)
 
 
@@ -51,7 +50,7 @@ def test_no_round_trip_without_a_protocol_s_four_halves(tmp_path):
 
 def test_one_complete_protocol_has_nothing_to_beat(tmp_path):
     (table,) = roundtrip_tables(results(tmp_path, one_inference("kserve-grpc", V2_PATH, [(1e-6, 1e-3)] * 4)))
-    assert not any(cell.marked for _, cells in table.rows for cell in cells if cell) and table.notes == []
+    assert not any(cell.mark == "*" for row in table.rows for cell in row.cells if cell) and table.notes == []
 
 
 def test_a_file_with_an_unknown_direction_is_refused_in_one_line(tmp_path):

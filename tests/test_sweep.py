@@ -16,9 +16,9 @@ import pytest
 from serialbench.core.errors import UsageError
 from serialbench.sides import overlays, releases
 from serialbench.verdicts import vocabulary
-from serialbench.verdicts.steps import Step, Sweep, SweepRow, merge
+from serialbench.verdicts.steps import Step, Sweep, SweepRow, merge, sweep_from_json
 from serialbench.views.sweep_table import format_sweep
-from serialbench.views.verdict_json import sweep_from_json, sweep_json
+from serialbench.views.verdict_json import sweep_json
 from tests.helpers import run_serialbench, written_results
 from tests.toys import LIBRARY, broken_wheel, make_wheel
 

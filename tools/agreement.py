@@ -31,8 +31,9 @@ from serialbench.catalog.registry import FLOOR
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_percent
 from serialbench.results.files import load
+from serialbench.verdicts.rankings import marks as ranking_marks
+from serialbench.verdicts.rankings import table_rankings
 from serialbench.verdicts.timings import timing
-from serialbench.views.timing import ranking_marks
 
 
 def log_interval(found):
@@ -88,7 +89,7 @@ def stars(one, two) -> None:
     marks = []
     for results in (one, two):
         selected = results.results
-        marks.append(ranking_marks(selected, {r.name: timing(r.benchmark) for r in selected}))
+        marks.append(ranking_marks(table_rankings(selected, {r.name: timing(r.benchmark) for r in selected})))
     groups: dict[tuple, list[str]] = {}
     for result in one.results:
         if result.format != FLOOR[0] and two.get(result.name) is not None:

@@ -52,7 +52,7 @@ class Case:
         bytes in JSON); `list` and `run` print the reason instead of leaving the input out silently.
     roundtrip: the protocol (e.g. `triton-binary`, `tfserving-rest json`) whose real client or server
         path this case is, in its direction: the round-trip view sums the four directions of each
-        protocol named here (views/roundtrip.py), and a result file records it per benchmark.
+        protocol named here (verdicts/round_trips.py), and a result file records it per benchmark.
     slow_at_1m: an op of up to seconds a call at 1M (a JSON text form): calibrate's default
         selection leaves it out at that tier.
     refuses: dtypes of a `--payload` (catalog/payloads.py DTYPES: `bfloat16`, `uint64`, ...) this

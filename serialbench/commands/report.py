@@ -1,7 +1,7 @@
 """`python -m serialbench report RESULTS.json [NEW.json]`: the comparison at a glance.
 
 One file: per input kind and direction, FORMAT/IMPL by tier (views/timing.py), the round trip per
-protocol when the file holds all four halves of one (views/roundtrip.py), and the memory tables
+protocol when the file holds all four halves of one (views/roundtrip_table.py), and the memory tables
 when the memory pass wrote its companion file. Two files, BASE and NEW: the same layout, each cell
 the change with compare's verdict (verdicts/file_changes.py, views/changes.py). Nothing is re-run.
 """
@@ -18,9 +18,9 @@ from serialbench.results.selection import filter_results, select_results
 from serialbench.verdicts.file_changes import changes_between, session_min_effect
 from serialbench.views.changes import change_notes, change_tables
 from serialbench.views.costs import cost_tables
-from serialbench.views.grid import render_text
 from serialbench.views.report_json import one_file_json, two_files_json
-from serialbench.views.roundtrip import roundtrip_tables
+from serialbench.views.roundtrip_table import roundtrip_tables
+from serialbench.views.table import render_text
 from serialbench.views.timing import header_lines, markdown_document, memory_tables, single_file_notes, timing_tables
 
 DESCRIPTION = "Tables (and a plot) of one result file, or the change from BASE to NEW."

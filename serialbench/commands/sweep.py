@@ -37,10 +37,10 @@ from serialbench.results.session_files import machines, write_session_files
 from serialbench.sides import overlays, releases, sweep_plan
 from serialbench.sides.checks import check_sides
 from serialbench.sides.selection import check_selection
-from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_rows
+from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_from_json, sweep_rows
 from serialbench.views.progress import budget_line, session_round_line
 from serialbench.views.sweep_table import format_sweep, listed, markdown_sweep
-from serialbench.views.verdict_json import sweep_from_json, sweep_json
+from serialbench.views.verdict_json import sweep_json
 
 DESCRIPTION = ("Time a library's releases (or any sides) in one interleaved session and say at which release each "
                "benchmark changed.")

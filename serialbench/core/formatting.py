@@ -71,6 +71,15 @@ def format_percent(fraction: float) -> str:
     return f"{percent:.1f}%" if percent < 10 else f"{percent:.0f}%"
 
 
+def format_machine(cpu: object = None, cpus: object = None, host: object = None, python: object = None) -> str:
+    """Where a run was timed, in one phrase: 'host: Intel(R) Xeon(R), 2 CPUs, Python 3.12.1'; the parts
+    that are known ('unknown machine' when neither the CPU nor the count is)."""
+    if not cpu and not cpus and not host:
+        return "unknown machine"
+    text = f"{cpu or 'unknown CPU'}, {cpus or '?'} CPUs"
+    return (f"{host}: " if host else "") + text + (f", Python {python}" if python else "")
+
+
 def format_duration(seconds: float) -> str:
     """Wall time of a run: 40 s, 2.5 min."""
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"

@@ -27,6 +27,7 @@ from serialbench.catalog.discovery import source_root
 from serialbench.catalog.inputs import INPUT_KINDS
 from serialbench.catalog.registry import FLOOR, builtin_no_copy
 from serialbench.core.errors import UsageError
+from serialbench.core.formatting import format_machine
 from serialbench.core.gitinfo import commit_and_dirty
 from serialbench.results.kinds import open_text
 
@@ -141,6 +142,11 @@ class ResultFile:
     def floor(self, result: Result) -> Result | None:
         """baseline/tobytes of the same input and tier in this file: the memcpy floor."""
         return self.get(f"{FLOOR[0]}/{FLOOR[1]}/{result.input}/{result.tier}")
+
+    @property
+    def machine(self) -> str:
+        """Where the file was timed, as every view names it (core/formatting.format_machine)."""
+        return format_machine(self.metadata.get("cpu_model_name"), self.metadata.get("cpu_count"))
 
     def library_versions(self) -> dict[str, str]:
         versions: dict[str, str] = {}

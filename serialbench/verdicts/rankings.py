@@ -2,8 +2,8 @@
 from the next; a tie otherwise.
 
 A group is what a table ranks in one cell column: the implementations of one format at one input,
-tier and direction (views/timing.py), or the protocols of the round trip at one tier
-(views/roundtrip.py). Its members are ordered by their medians; the fastest and the next are then
+tier and direction (report's tables), or the protocols of the round trip at one tier
+(verdicts/round_trips.py). Its members are ordered by their medians; the fastest and the next are then
 tested against each other over the rounds both ran, paired as compare pairs HEAD and BASE: each
 round gives log(next / fastest) from one process, and compare's test and rule decide (core/stats/evidence.py:
 the estimate must reach the minimum effect and the whole interval clear half of it). Every group of
@@ -31,8 +31,11 @@ from dataclasses import dataclass
 import numpy as np
 import pyperf
 
+from serialbench.catalog.inputs import tier_size
+from serialbench.catalog.registry import FLOOR
 from serialbench.core import stats
-from serialbench.verdicts.timings import floor_ratios
+from serialbench.results.files import Result
+from serialbench.verdicts.timings import Timing, floor_ratios
 
 LEAST_SHARED_ROUNDS = 2  # paired only on at least this many rounds in common
 
@@ -105,3 +108,56 @@ def series_of(bench: pyperf.Benchmark) -> dict[Hashable, float]:
                else (bench.get_name(), index))
         series[key] = ratios[index] if ratios is not None else math.log(statistics.median(run.values))
     return series
+
+
+GroupKey = tuple[str, str, str, str]  # (input, direction, format, tier): what a table ranks in one cell column
+
+
+def table_rankings(selected: Sequence[Result], timings: Mapping[str, Timing | None]
+                   ) -> dict[GroupKey, tuple[Ranking, bool]]:
+    """Each group's test of its fastest against the next, and whether the fastest is starred: the test
+    separates them and its fastest is where the table shows the lowest median (a test that ranks
+    otherwise is a tie). report's tables, the run's answer, the JSON and the site all read it."""
+    grouped: dict[GroupKey, list[str]] = {}
+    for result in selected:
+        if result.format != FLOOR[0] and timings.get(result.name) is not None:
+            grouped.setdefault((result.input, result.direction, result.format, result.tier), []).append(result.name)
+    members = list(grouped.values())
+    series = {result.name: series_of(result.benchmark) for result in selected
+              if any(result.name in group for group in members)}
+    found_by_key = {}
+    for key, group, found in zip(grouped, members, rank(members, series), strict=True):
+        if found is not None:
+            lowest = min(group, key=lambda name: timings[name].median)
+            found_by_key[key] = (found, found.separated and lowest == found.fastest)
+    return found_by_key
+
+
+def marks(found: Mapping[object, tuple[Ranking, bool]]) -> dict[str, str]:
+    """'*' on each group's fastest that a test separates from the next, '=' on both where none does."""
+    out: dict[str, str] = {}
+    for ranking, starred in found.values():
+        if starred:
+            out[ranking.fastest] = "*"
+        else:
+            out[ranking.fastest] = out[ranking.next] = "="
+    return out
+
+
+def fastest_of_each_format(group: Sequence[Result]) -> list[str]:
+    """FORMAT/IMPL of each format's fastest implementation: the one with the lowest median at the most
+    tiers (ties: the one at the largest tier, then the lower median there); the floor's format is none."""
+    by_format_tier: dict[tuple[str, str], list[Result]] = {}
+    for r in group:
+        if r.format != FLOOR[0] and r.median is not None:
+            by_format_tier.setdefault((r.format, r.tier), []).append(r)
+    wins: dict[str, dict[str, int]] = {}
+    largest: dict[str, tuple[float, float]] = {}
+    for (fmt, tier), found in by_format_tier.items():
+        best = min(found, key=lambda r: r.median)
+        for r in found:
+            wins.setdefault(fmt, {}).setdefault(r.row, 0)
+            if tier_size(tier) >= largest.get(r.row, (0, 0.0))[0]:
+                largest[r.row] = (tier_size(tier), r.median)
+        wins[fmt][best.row] += 1
+    return [min(rows, key=lambda row: (-rows[row], -largest[row][0], largest[row][1])) for rows in wins.values()]

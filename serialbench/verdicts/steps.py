@@ -9,6 +9,7 @@ across every step and benchmark of the table; the changes against the anchor are
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
@@ -227,3 +228,34 @@ def machine_notes(machines: dict[str, dict]) -> list[str]:
                                                                     sorted(cpus, key=str))
             + "): read each column's change against the anchor timed on its own machine, not the medians "
               "across columns"]
+
+
+def sweep_from_json(text: str, path: str) -> Sweep:
+    """A sweep's --json file (views/verdict_json.sweep_json) back, for --merge and the site; anything
+    else is a one-line UsageError."""
+    try:
+        data = json.loads(text)
+        sides = data["sides"]
+        rows = []
+        for bench in data["benchmarks"]:
+            ran = [(side, median) for side, median in zip(sides, bench["medians"]) if median is not None]
+            rows.append(SweepRow(bench["name"], tuple(s for s, _ in ran), tuple(m for _, m in ran),
+                                 tuple(_read_step(s) for s in bench["steps"]),
+                                 tuple(_read_step(s) for s in bench["from_anchor"])))
+        shard = tuple(int(part) for part in data["shard"].split("/")) if data.get("shard") else None
+        return Sweep(sides, rows, data["min_effect"], data.get("machines", {}), data.get("releases") or sides,
+                     data.get("own") or sides, shard, data.get("left_out", {}),
+                     selections=[replace(_read_step(s), benchmarks=s.get("benchmarks", 0),
+                                         names=tuple(s.get("names", ()))) for s in data.get("selection", [])],
+                     files=[str(name) for name in data.get("files", [])], commits=dict(data.get("commits") or {}),
+                     history=str(data.get("history") or ""))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UsageError(f"{path} is not a sweep's --json file ({type(exc).__name__}: {exc}); give the files "
+                         "that 'sweep --json FILE' wrote") from None
+
+
+def _read_step(data: dict) -> Step:
+    low = data["low"] if data["low"] is not None else -1.0
+    high = data["high"] if data["high"] is not None else math.inf
+    change = data["change"] if data["change"] is not None else math.nan
+    return Step(data["from"], data["to"], change, low, high, data["verdict"], data.get("rounds", 0))

@@ -23,7 +23,7 @@ import pyperf
 
 from serialbench.core import medians, stats
 from serialbench.measure.session import FLOOR_RATIO, Run
-from serialbench.results.files import median_of
+from serialbench.results.files import Result, ResultFile, median_of
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,38 @@ class Timing:
         """Whether the time, and the multiple where there is one, are known within +-target."""
         multiple = self.multiple_width
         return self.width <= target and (multiple is None or multiple <= target)
+
+
+@dataclass(frozen=True)
+class Multiple:
+    """A benchmark's multiple of the memcpy floor, with its interval where the run paired them."""
+
+    value: float
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def width(self) -> float | None:
+        """The half-width as a fraction of the multiple (inf: too few rounds; None: no interval)."""
+        if self.low is None:
+            return None
+        if not math.isfinite(self.low) or not math.isfinite(self.high):
+            return math.inf
+        return medians.half_width(self.value, self.low, self.high)
+
+
+def floor_multiple(results: ResultFile, result: Result, found: Timing | None) -> Multiple | None:
+    """The one definition of a benchmark's multiple of the floor, that every view prints: the paired
+    multiple from the rounds with its interval where the run took it (`found`, its Timing), else the
+    ratio of its median to the floor's median in the same file. None for an op that copies no tensor
+    (Case.no_copy: a multiple of a copy it never makes would read as beating memcpy), or where the file
+    has no floor of its input and tier."""
+    if found is None or not result.copies:
+        return None
+    if found.multiple is not None:
+        return Multiple(found.multiple, found.multiple_low, found.multiple_high)
+    floor = results.floor(result)
+    return Multiple(found.median / floor.median) if floor is not None and floor.median else None
 
 
 def run_medians(bench: pyperf.Benchmark) -> list[float]:

@@ -3,7 +3,7 @@ format and by how much it beats the next, or a tie, as hyperfine ends with "X ra
 than Y".
 
 It says nothing the tables do not: each group's test is the one that puts `*` or `=` in the table
-(views/timing.rankings), and "by how much" is that test's paired estimate of the next over the
+(verdicts/rankings.table_rankings), and "by how much" is that test's paired estimate of the next over the
 fastest. A line per input kind, direction and format that has two implementations or more; the tiers
 at which the same two come first and second share a clause.
 """
@@ -14,18 +14,17 @@ from serialbench.catalog.case import DIRECTIONS
 from serialbench.catalog.inputs import tier_order
 from serialbench.core.formatting import format_ratio
 from serialbench.results.files import Result
-from serialbench.verdicts.rankings import Ranking
-from serialbench.verdicts.timings import Timing
-from serialbench.views.grid import Table
-from serialbench.views.timing import rankings
+from serialbench.verdicts.rankings import Ranking, table_rankings
+from serialbench.verdicts.timings import timing
+from serialbench.views.table import Table
 
 HEAD = "The answer: the fastest of each format, by how much it beats the next (= a tie):"
 ROUNDTRIP_HEAD = "The answer: the cheapest protocol for the whole inference (paired test):"
 
 
-def answer_lines(selected: list[Result], timings: dict[str, Timing | None]) -> list[str]:
+def answer_lines(selected: list[Result]) -> list[str]:
     """The head and a line per input kind, direction and format with a ranking; [] when none has one."""
-    found = rankings(selected, timings)
+    found = table_rankings(selected, {result.name: timing(result.benchmark) for result in selected})
     if not found:
         return []
     formats = list(dict.fromkeys(key[2] for key in found))
@@ -44,7 +43,7 @@ def answer_lines(selected: list[Result], timings: dict[str, Timing | None]) -> l
 
 def roundtrip_answer(trips: list[Table]) -> list[str]:
     """The round trip's answer, one line per input kind and tier with two protocols or more: the notes under
-    its tables (views/roundtrip.py), which name the cheapest protocol or say that no test separates two."""
+    its tables (views/roundtrip_table.py), which name the cheapest protocol or say that no test separates two."""
     return [f"  {table.title.split(',')[0]} round trip: {note}" for table in trips for note in table.notes]
 
 

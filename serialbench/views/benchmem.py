@@ -13,9 +13,9 @@ from serialbench.catalog.inputs import tier_order
 from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import format_bytes, format_time
 from serialbench.results.files import Result
-from serialbench.views import columns as table
-from serialbench.views.columns import COUNT_DIGITS, column, number
+from serialbench.views import table
 from serialbench.views.grid import groups
+from serialbench.views.table import COUNT_DIGITS, Table, column, number
 
 LEGEND = ("B/op, allocs/op: bytes and allocation calls per op, Python's and native allocators (memray), "
           "the harness's own (baseline/noop) taken off; peak, retained: tracemalloc (Python's allocators "
@@ -41,34 +41,32 @@ COLUMNS = [
 
 
 def _tables(selected: Sequence[Result]):
-    """(title, rows) per input kind and direction; a row of None separates two formats."""
+    """(title, rows) per input kind and direction, the floor's row first."""
     for kind, direction, group in groups([r for r in selected if r.memory is not None]):
         rows: list = []
         tiers = tier_order(r.tier for r in group)
         by_row: dict[str, list[Result]] = {}
         for result in sorted(group, key=lambda r: r.format != FLOOR[0]):  # baseline first, else file order
             by_row.setdefault(result.row, []).append(result)
-        previous = None
-        for row, results in by_row.items():
-            if previous is not None and row.split("/")[0] != previous:
-                rows.append(None)
-            previous = row.split("/")[0]
+        for results in by_row.values():
             rows.extend(sorted(results, key=lambda r: tiers.index(r.tier)))
         yield f"{kind}, {direction}: per op", rows
 
 
 def benchmem(selected: Sequence[Result]) -> str:
     """The tables of the selected results that have memory figures; '' when none has."""
-    parts = [f"{title}\n" + "\n".join(table.text(COLUMNS, rows, rule=True)) + "\n" for title, rows in _tables(selected)]
+    parts = [f"{title}\n" + "\n".join(table.text(Table.of(COLUMNS, rows, group=lambda r: r.format), rule=True)) + "\n"
+             for title, rows in _tables(selected)]
     return "\n".join(parts) + (textwrap.fill(LEGEND, 100) + "\n" if parts else "")
 
 
 def benchmem_markdown(selected: Sequence[Result]) -> str:
-    parts = [f"### {title}\n\n" + "\n".join(table.markdown(COLUMNS, rows)) + "\n" for title, rows in _tables(selected)]
+    parts = [f"### {title}\n\n" + "\n".join(table.markdown(Table.of(COLUMNS, rows))) + "\n"
+             for title, rows in _tables(selected)]
     return "\n".join([*parts, LEGEND, ""])
 
 
 def benchmem_json(selected: Sequence[Result], memory_file: str) -> str:
     return json.dumps({"memory_file": memory_file,
-                       "benchmarks": table.records(COLUMNS, [r for r in selected if r.memory is not None])},
+                       "benchmarks": table.records(Table.of(COLUMNS, [r for r in selected if r.memory is not None]))},
                       indent=1) + "\n"

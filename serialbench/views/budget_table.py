@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from serialbench.core.formatting import format_duration
-from serialbench.views import columns as table
-from serialbench.views.columns import column, number
+from serialbench.views import table
+from serialbench.views.table import Table, column, number
 
 
 @dataclass(frozen=True)
@@ -38,4 +38,4 @@ COLUMNS = [
 
 
 def report(rows: Sequence[Timed]) -> str:
-    return "\n".join(table.text(COLUMNS, rows))
+    return "\n".join(table.text(Table.of(COLUMNS, rows)))

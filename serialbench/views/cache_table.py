@@ -6,8 +6,8 @@ import time
 
 from serialbench.core.formatting import format_bytes
 from serialbench.sides import overlays
-from serialbench.views import columns as table
-from serialbench.views.columns import column
+from serialbench.views import table
+from serialbench.views.table import Table, column
 
 
 def describe(item: overlays.Cached) -> str:
@@ -37,6 +37,6 @@ def listing(cached: list[overlays.Cached], now: float | None = None) -> str:
         column("specs", "specs", lambda item: " ".join(item.specs), lambda item: list(item.specs), left=True),
     ]
     total = sum(item.size for item in cached)
-    return "\n".join([*table.text(columns, list(reversed(cached))), "",  # most recently used first
+    return "\n".join([*table.text(Table.of(columns, list(reversed(cached)))), "",  # most recently used first
                       f"{len(cached)} overlays, {format_bytes(total)}, in {overlays.cache_root()}; "
                       "'cache prune --keep-days N' or '--max-size MB' removes the least recently used"])

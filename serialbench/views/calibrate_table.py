@@ -1,7 +1,7 @@
 """calibrate's table: each benchmark's A/A verdict and, per injected slowdown, the work injected (as a
 plain loop measured it), the change the session measured and the verdict; then the counts against
 their targets (false positives, confirmations, detections; an injection that did not land counted
-apart, verdicts/calibration.py). As text, Markdown and JSON from one column spec (views/columns.py)."""
+apart, verdicts/calibration.py). As text, Markdown and JSON from one table model (views/table.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from serialbench.core.formatting import format_change
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.calibration import injection_failed
 from serialbench.verdicts.paired import Compared
-from serialbench.views import columns as table
-from serialbench.views.columns import Column, column, number
+from serialbench.views import table
+from serialbench.views.table import Column, Table, column, number
 
 
 @dataclass(frozen=True)
@@ -101,15 +101,15 @@ def summarise(a_a: Sequence[Compared], a_b: Sequence[Sequence[Compared]], slowdo
               min_effect: float, landed: Sequence[dict[str, float]] | None = None, prefix: str = "") -> list[str]:
     """The table's lines, a blank line, then the counts."""
     rows = calibrated(a_a, a_b, slowdowns, landed, prefix)
-    return [*table.text(calibrate_columns(slowdowns), rows), "", *counts(rows, slowdowns, min_effect)]
+    return [*table.text(Table.of(calibrate_columns(slowdowns), rows)), "", *counts(rows, slowdowns, min_effect)]
 
 
 def markdown(rows: Sequence[Calibrated], slowdowns: Sequence[float], min_effect: float, closing: str) -> str:
-    return "\n".join([*table.markdown(calibrate_columns(slowdowns), rows), "",
+    return "\n".join([*table.markdown(Table.of(calibrate_columns(slowdowns), rows)), "",
                       *(line + "\n" for line in [*counts(rows, slowdowns, min_effect), closing])])
 
 
 def calibrate_json(rows: Sequence[Calibrated], slowdowns: Sequence[float], min_effect: float, closing: str) -> str:
     return json.dumps({"slowdowns": list(slowdowns), "min_effect": min_effect,
-                       "benchmarks": table.records(calibrate_columns(slowdowns), rows),
+                       "benchmarks": table.records(Table.of(calibrate_columns(slowdowns), rows)),
                        "counts": counts(rows, slowdowns, min_effect), "closing": closing}, indent=1) + "\n"

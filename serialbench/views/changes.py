@@ -6,12 +6,12 @@ it, the multiple of the floor BASE -> NEW, then the verdict; the notes say how f
 
 from __future__ import annotations
 
-from serialbench.catalog.inputs import tier_order
 from serialbench.core.formatting import format_change, format_ratio, format_time
 from serialbench.results.files import Result
 from serialbench.verdicts import apart, vocabulary
 from serialbench.verdicts.file_changes import Change, FileChanges
-from serialbench.views.grid import Cell, Table, groups, rows
+from serialbench.views.grid import grid, groups
+from serialbench.views.table import Cell, Table
 from serialbench.views.verdict_table import change_cell, legend
 
 
@@ -20,23 +20,13 @@ def change_tables(found: FileChanges, min_effect: float) -> list[Table]:
     runs_apart = found.drift is not None
     tables = []
     for kind, direction, group in groups([change.new for change in found.changes]):
-        columns = tier_order(r.tier for r in group)
         what = ("median time BASE -> NEW, its multiple of the floor BASE -> NEW where the row is judged on it, "
                 "then the verdict and the estimated change of the multiple ('time:' of the time)"
                 if runs_apart else "median BASE -> NEW, then the verdict and the estimated change")
-        table = Table(
-            f"{kind}, {direction}: BASE -> NEW, median time per op",
-            f"Each cell: {what} (minimum effect {min_effect * 100:g}%). Marked: slower or faster. "
-            + "; ".join(legend(found.paired, min_effect, apart=runs_apart)) + ".",
-            columns,
-        )
-        for row, by_tier in rows(group, table):
-            cells: list[Cell | None] = []
-            for tier in columns:
-                result = by_tier.get(tier)
-                cells.append(_change_cell(by_name[result.name], runs_apart) if result is not None else None)
-            table.rows.append((row, cells))
-        tables.append(table)
+        tables.append(grid(f"{kind}, {direction}: BASE -> NEW, median time per op",
+                           f"Each cell: {what} (minimum effect {min_effect * 100:g}%). Marked: slower or faster. "
+                           + "; ".join(legend(found.paired, min_effect, apart=runs_apart)) + ".",
+                           group, lambda result: _change_cell(by_name[result.name], runs_apart)))
     return tables
 
 
@@ -50,7 +40,7 @@ def _change_cell(change: Change, runs_apart: bool = False) -> Cell:
     described = describe_change(change)
     if runs_apart and change.basis == apart.TIME and change.judged is not None:
         described = f"time: {described}"
-    return Cell([*lines, described], change.verdict in ("slower", "faster"))
+    return Cell([*lines, described], "*" if change.verdict in ("slower", "faster") else "")
 
 
 def describe_change(change: Change) -> str:

@@ -7,7 +7,8 @@ from __future__ import annotations
 from serialbench.core.formatting import format_throughput, format_time
 from serialbench.results.files import Result
 from serialbench.verdicts.costmodel import MAX_EXPONENT, MIN_TIERS, Fit, fits
-from serialbench.views.grid import Cell, Table, groups, rows
+from serialbench.views.grid import groups, rows
+from serialbench.views.table import Cell, Column, Row, Table, by_format
 
 COLUMNS = ["fixed", "per byte", "worst tier", "growth"]
 LEGEND = (f"time = fixed + per byte x input bytes, fitted on the medians of {MIN_TIERS} tiers or more by least "
@@ -21,10 +22,10 @@ def cost_tables(selected: list[Result]) -> list[Table]:
     found = fits(selected)
     tables = []
     for kind, direction, group in groups([r for r in selected if (r.input, r.direction, r.row) in found]):
-        table = Table(f"{kind}, {direction}: cost per request and per byte", LEGEND, COLUMNS)
-        for row, _ in rows(group, table):
-            table.rows.append((row, _cells(found[(kind, direction, row)])))
-        tables.append(table)
+        tables.append(Table([Column(header) for header in COLUMNS],
+                            [Row(label, _cells(found[(kind, direction, label)]), group=by_format(label))
+                             for label in rows(group)],
+                            f"{kind}, {direction}: cost per request and per byte", LEGEND, corner="FORMAT/IMPL"))
     return tables
 
 
@@ -34,4 +35,4 @@ def _cells(fit: Fit) -> list[Cell | None]:
         per_byte += f"  {format_throughput(fit.mb_per_s)}" if fit.mb_per_s < 1e6 else "  >1,000,000 MB/s"
     growth = f"size^{fit.exponent:.2f}" + ("" if fit.linear else "  not linear")
     return [Cell([format_time(fit.fixed_s)]), Cell([per_byte]),
-            Cell([f"{fit.worst_error * 100:.0f}% at {fit.worst_tier}"]), Cell([growth], marked=not fit.linear)]
+            Cell([f"{fit.worst_error * 100:.0f}% at {fit.worst_tier}"]), Cell([growth], "" if fit.linear else "*")]

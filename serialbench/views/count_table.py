@@ -1,5 +1,5 @@
 """The tables of compare --instructions, --cycles and --memory: each side's count per op, the change,
-the verdict; as text, Markdown and JSON from one column spec per mode (views/columns.py).
+the verdict; as text, Markdown and JSON from one column spec per mode (views/table.py).
 
 --cycles adds HEAD's instructions, L1 misses and last-level misses per op, each with its change, so
 that a copy shows as its misses; --memory gives bytes and allocation calls per op side by side.
@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 
 from serialbench.core.formatting import format_change
 from serialbench.verdicts.counts import UNITS, Counted
-from serialbench.views import columns as table
-from serialbench.views.columns import COUNT_DIGITS, Column, column, number
+from serialbench.views import table
+from serialbench.views.table import COUNT_DIGITS, Column, Table, column, number
 
 EVENTS = {"instructions": ("Ir",), "L1 misses": ("I1mr", "D1mr", "D1mw"), "LL misses": ("ILmr", "DLmr", "DLmw")}
 
@@ -83,18 +83,19 @@ def note(mode: str, tolerance: float) -> str:
 
 
 def format_counts(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float) -> str:
-    return "\n".join([*table.text(count_columns(mode, base, head, tolerance), rows), "", note(mode, tolerance)])
+    columns = count_columns(mode, base, head, tolerance)
+    return "\n".join([*table.text(Table.of(columns, rows)), "", note(mode, tolerance)])
 
 
 def markdown_counts(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float) -> str:
-    return "\n".join([*table.markdown(count_columns(mode, base, head, tolerance), rows), "", note(mode, tolerance),
-                      ""])
+    columns = count_columns(mode, base, head, tolerance)
+    return "\n".join([*table.markdown(Table.of(columns, rows)), "", note(mode, tolerance), ""])
 
 
 def counts_json(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float,
                 failed: Mapping[str, str], fail_on: str | None, gate: Sequence[str]) -> str:
     return json.dumps({
         "base": base, "head": head, "mode": mode, "unit": UNITS[mode], "tolerance": tolerance,
-        "benchmarks": table.records(count_columns(mode, base, head, tolerance), rows),
+        "benchmarks": table.records(Table.of(count_columns(mode, base, head, tolerance), rows)),
         "failed": dict(failed), "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None,
     }, indent=1) + "\n"

@@ -8,8 +8,8 @@ import statistics
 
 from serialbench.core.formatting import format_ratio, format_time
 from serialbench.verdicts.harness import DISAGREE, FLAGS, NOT_TIMED, WAYS, panel_ratios, processes_of, spread, verdict
-from serialbench.views import columns as table
-from serialbench.views.columns import Column, column, number
+from serialbench.views import table
+from serialbench.views.table import Column, Table, column, number
 
 FORMAT = 1  # of the --json file
 
@@ -60,7 +60,7 @@ def rows(names: list[str], timed: dict[str, dict[str, list[float]]], tolerance: 
 
 
 def table_lines(names: list[str], timed: dict[str, dict[str, list[float]]], tolerance: float) -> list[str]:
-    return table.text(harness_columns(), rows(names, timed, tolerance))
+    return table.text(Table.of(harness_columns(), rows(names, timed, tolerance)))
 
 
 def legend(processes: int, tolerance: float) -> list[str]:
@@ -93,7 +93,7 @@ def closing_lines(names: list[str], found: dict[str, list[str]]) -> list[str]:
 
 def markdown(names: list[str], timed: dict[str, dict[str, list[float]]], tolerance: float, processes: int,
              closing: list[str]) -> str:
-    return "\n".join([*table.markdown(harness_columns(), rows(names, timed, tolerance)), "",
+    return "\n".join([*table.markdown(Table.of(harness_columns(), rows(names, timed, tolerance))), "",
                       *(line + "\n" for line in [*legend(processes, tolerance), *ratio_lines(names, timed),
                                                  *closing])])
 
@@ -103,5 +103,5 @@ def harness_json(names: list[str], timed: dict[str, dict[str, list[float]]], tol
     """Every process's median of every way, and the verdicts (keys of FORMAT 1 kept: benchmarks by name)."""
     return json.dumps({"serialbench_check_harness": FORMAT, "tolerance": tolerance, "processes": processes,
                        "benchmarks": {record.pop("name"): record for record in
-                                      table.records(harness_columns(), rows(names, timed, tolerance))}},
+                                      table.records(Table.of(harness_columns(), rows(names, timed, tolerance)))}},
                       indent=1) + "\n"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from serialbench.catalog.fidelity import LOSSLESS, UNCHECKED
 from serialbench.catalog.fidelity_check import Check
-from serialbench.core.tables import text_table
+from serialbench.views.table import Cell, Column, Row, Table, by_format, text
 
 LEGEND = ("lossless: read back bit for bit by the format's own parser; refused [n]: the case does not carry it, "
           "reason n; LOSSY [n] / REJECTED [n]: a case that declares it loses it or fails (verify exits 1); "
@@ -30,15 +30,10 @@ def payload_matrix(checks: Sequence[Check], words: Sequence[str]) -> str:
     cells: dict[str, dict[str, str]] = {}
     for check in checks:
         cells.setdefault(check.trial.case.label, {})[check.trial.input] = _cell(check, notes)
-    rows: list = [("FORMAT/IMPL", *words)]
-    previous = None
+    table = Table([Column(word, left=True) for word in words], corner="FORMAT/IMPL")
     for label, by_word in cells.items():
-        format_name = label.split("/")[0]
-        if previous is not None and format_name != previous:
-            rows.append(None)
-        previous = format_name
-        rows.append((label, *(by_word.get(word, "-") for word in words)))
-    lines = text_table(rows, left=range(len(words) + 1), rule=True)
+        table.rows.append(Row(label, [Cell([by_word.get(word, "-")]) for word in words], group=by_format(label)))
+    lines = text(table, rule=True)
     lines += [LEGEND, ""] + [f"[{number}] {note}" for note, number in notes.items()]
     return "\n".join(lines) + "\n"
 

@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 
 from serialbench.core.formatting import format_time
-from serialbench.views import columns as table
-from serialbench.views.columns import column, number
+from serialbench.views import table
+from serialbench.views.table import Table, column, number
 
 
 def _calls(row: dict) -> str:
@@ -33,7 +33,7 @@ def render(rows: Sequence[dict], count: int, sort: str) -> str:
     everything = sum(row["own"] for row in rows) or 1.0
     ordered = top(rows, count, sort)
     return "\n".join([f"top {len(ordered)} of {len(rows)} functions by {sort} time, per op:",
-                      *table.text(profile_columns(everything), ordered)])
+                      *table.text(Table.of(profile_columns(everything), ordered))])
 
 
 def profile_json(name: str, calls: int, per_op: float, profiled: float, rows: Sequence[dict], count: int,
@@ -41,4 +41,5 @@ def profile_json(name: str, calls: int, per_op: float, profiled: float, rows: Se
     everything = sum(row["own"] for row in rows) or 1.0
     return json.dumps({"benchmark": name, "calls": calls, "per_op": number(per_op), "per_op_profiled": number(profiled),
                        "sort": sort, "functions": len(rows),
-                       "top": table.records(profile_columns(everything), top(rows, count, sort))}, indent=1) + "\n"
+                       "top": table.records(Table.of(profile_columns(everything), top(rows, count, sort)))},
+                      indent=1) + "\n"

@@ -1,7 +1,9 @@
 """report's answer as JSON (`report --json FILE`): what its tables show, as numbers, one object per row.
 
-One file: every selected benchmark (its median, multiple of the floor, throughput, sizes and, with
-a memory companion, its memory per op), each FORMAT/IMPL's fitted costs, and the round trip's sums.
+One file: every selected benchmark (its median and multiple of the floor, each with its interval, its
+mark, throughput, sizes and, with a memory companion, its memory per op), each FORMAT/IMPL's fitted
+costs, and the round trip's sums. The median, the multiple and the mark are the cells of report's
+tables (views/timing.timing_cells), so the JSON carries the numbers the terminal and the page print.
 Two files: the verdicts of BASE -> NEW with compare's keys (views/verdict_json.py). Times are seconds
 per op, changes fractions; a number that is missing or not finite is null.
 """
@@ -15,21 +17,28 @@ from serialbench.results.files import Result, ResultFile
 from serialbench.verdicts.costmodel import fits
 from serialbench.verdicts.file_changes import FileChanges
 from serialbench.verdicts.paired import Compared
-from serialbench.views import columns as table
-from serialbench.views.columns import COUNT_DIGITS, Column, column, number
-from serialbench.views.roundtrip import round_trips
+from serialbench.views import table
+from serialbench.views.roundtrip_table import round_trips_json
+from serialbench.views.table import COUNT_DIGITS, Cell, Column, Table, column, number
+from serialbench.views.timing import FIGURES, timing_cells
 from serialbench.views.verdict_json import compare_json, verdict_record
 
 
-def result_columns(results: ResultFile) -> list[Column]:
-    def multiple(result: Result) -> float | None:
-        floor = results.floor(result)
-        return number(result.median / floor.median) if result.median and floor and floor.median else None
+def result_columns(cells: dict[str, Cell]) -> list[Column]:
+    """Each result's keys; a figure of its cell (views/timing.FIGURES) gives three: NAME, NAME_low, NAME_high."""
+    def figure(name: str, part: str):
+        def value(result: Result) -> float | None:
+            found = cells[result.name].figures.get(name)
+            return found.json()[part] if found is not None else None
+        return value
 
+    figures = [(name + suffix, figure(name, part)) for name in FIGURES
+               for suffix, part in (("", "value"), ("_low", "low"), ("_high", "high"))]
     return [column(key, "", None, value) for key, value in (
         ("name", lambda r: r.name), ("format", lambda r: r.format), ("impl", lambda r: r.impl),
         ("input", lambda r: r.input), ("tier", lambda r: r.tier), ("direction", lambda r: r.direction),
-        ("median", lambda r: number(r.median)), ("floor_multiple", multiple),
+        ("copies", lambda r: r.copies), *figures, ("mark", lambda r: cells[r.name].mark),
+        ("notes", lambda r: list(cells[r.name].notes)),
         ("mb_per_s", lambda r: number(r.throughput_mb_s)), ("input_bytes", lambda r: r.input_bytes),
         ("payload_bytes", lambda r: r.payload_bytes), ("values", lambda r: len(r.values)),
         ("memory", lambda r: None if r.memory is None else {
@@ -43,12 +52,12 @@ def one_file_json(results: ResultFile, selected: Sequence[Result], notes: Sequen
     costs = fits(list(selected))
     return json.dumps({
         "file": results.path, "commits": results.commits, "dirty": results.dirty,
-        "benchmarks": table.records(result_columns(results), selected),
+        "benchmarks": table.records(Table.of(result_columns(timing_cells(results, list(selected))), selected)),
         "costs": [{"input": kind, "direction": direction, "row": row, "fixed": number(fit.fixed_s),
                    "per_byte": number(fit.per_byte_s), "worst_error": number(fit.worst_error),
                    "worst_tier": fit.worst_tier, "exponent": number(fit.exponent), "linear": fit.linear}
                   for (kind, direction, row), fit in costs.items()],
-        "round_trip": round_trips(list(selected)),
+        "round_trip": round_trips_json(list(selected)),
         "notes": list(notes),
     }, indent=1) + "\n"
 

@@ -16,11 +16,10 @@ from collections.abc import Collection
 
 from serialbench.core.formatting import format_percent
 from serialbench.results.files import ResultFile
-from serialbench.verdicts.timings import timing
 from serialbench.views.answer import ROUNDTRIP_HEAD, answer_lines, roundtrip_answer
 from serialbench.views.benchmem import benchmem
-from serialbench.views.grid import render_text
-from serialbench.views.roundtrip import LEGEND, roundtrip_tables
+from serialbench.views.roundtrip_table import LEGEND, roundtrip_tables
+from serialbench.views.table import render_text
 from serialbench.views.timing import precision_asked, timing_tables
 
 TERMINAL_WIDTH = 80
@@ -51,8 +50,7 @@ def summary(results: ResultFile, names: Collection[str], width: int = TERMINAL_W
               "next, a tie; ~ two speeds, below the table. "
               f"Throughput and payload size: python -m serialbench report {results.path}")
     memory = benchmem(selected)  # with a memory companion file: B/op and allocs/op, as go test -benchmem
-    timings = {result.name: timing(result.benchmark) for result in selected}
-    answer = answer_lines(selected, timings)
+    answer = answer_lines(selected)
     trip_answer = roundtrip_answer(trips)
     if trip_answer:
         answer = (answer or [ROUNDTRIP_HEAD]) + trip_answer

@@ -12,11 +12,10 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from serialbench.core.formatting import format_change, format_interval, format_time
-from serialbench.core.tables import markdown_table as render_markdown
-from serialbench.core.tables import text_table
+from serialbench.core.formatting import format_change, format_interval, format_machine, format_time
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.steps import Step, Sweep, SweepRow
+from serialbench.views.table import Cell, Column, Row, Table, markdown, text
 from serialbench.views.verdict_table import FOOTNOTE_WIDTH
 
 MARKS = {vocabulary.SLOWER: " *", vocabulary.FASTER: " *", vocabulary.TOO_NOISY: " ?", vocabulary.TWO_SPEEDS: " ~",
@@ -35,17 +34,14 @@ def _machine_key(machine: dict) -> tuple:
     return machine.get("host", "?"), machine.get("cpu", "?"), machine.get("cpus", "?")
 
 
-def cells(sweep: Sweep) -> list[list]:
+def sweep_grid(sweep: Sweep) -> Table:
+    """A row per benchmark, a column per side (headed by its machine's letter where there are several):
+    the terminal's, the Markdown's and the site's table."""
     letters = machine_letters(sweep)
-    header: list = ["benchmark"]
-    for side in sweep.sides:
-        header.append([side, f"[{letters[side]}]"] if letters else side)
-    table = [header]
+    table = Table([Column(f"{side}\n[{letters[side]}]" if letters else side) for side in sweep.sides],
+                  corner="benchmark", code=True)
     for row in sweep.rows:
-        line = [row.name]
-        for side in sweep.sides:
-            line.append(_cell(row, side, sweep.anchor))
-        table.append(line)
+        table.rows.append(Row(row.name, [Cell([_cell(row, side, sweep.anchor)]) for side in sweep.sides]))
     return table
 
 
@@ -153,22 +149,21 @@ def legend(sweep: Sweep) -> list[str]:
         seen = {}
         for side, letter in letters.items():
             seen.setdefault(letter, sweep.machines.get(side, {}))
-        lines.append("Machines: " + "; ".join(f"[{letter}] {_machine_text(m)}" for letter, m in seen.items()))
+        lines.append("Machines: " + "; ".join(f"[{letter}] {machine_text(m)}" for letter, m in seen.items()))
     elif sweep.machines:
-        lines.append("Machine: " + _machine_text(next(iter(sweep.machines.values()))))
+        lines.append("Machine: " + machine_text(next(iter(sweep.machines.values()))))
     if sweep.shard:
         lines.append(f"Part {sweep.shard[0]}/{sweep.shard[1]} of a sweep of {', '.join(sweep.releases)}: "
                      "merge the parts' --json files with 'sweep --merge'.")
     return lines
 
 
-def _machine_text(machine: dict) -> str:
-    return (f"{machine.get('host', '?')}: {machine.get('cpu', 'unknown CPU')}, {machine.get('cpus', '?')} CPUs, "
-            f"Python {machine.get('python', '?')}")
+def machine_text(machine: dict) -> str:
+    return format_machine(machine.get("cpu"), machine.get("cpus"), machine.get("host", "?"), machine.get("python", "?"))
 
 
 def format_sweep(sweep: Sweep) -> str:
-    lines = text_table(cells(sweep), left=(0,))
+    lines = text(sweep_grid(sweep))
     # The legend's paragraphs wrapped as compare's footnotes are: no line of the terminal's table is a page wide.
     notes = [wrapped for paragraph in legend(sweep) for wrapped in textwrap.wrap(paragraph, FOOTNOTE_WIDTH)]
     out = [*lines, "", *step_lines(sweep.rows), *selection_lines(sweep), "", summary(sweep.rows), *left_out(sweep),
@@ -177,9 +172,7 @@ def format_sweep(sweep: Sweep) -> str:
 
 
 def markdown_sweep(sweep: Sweep) -> str:
-    header, *body = cells(sweep)
-    lines = render_markdown([header, *[[f"`{row[0]}`", *(cell.strip() for cell in row[1:])] for row in body]],
-                            left=(0,))
+    lines = markdown(sweep_grid(sweep))
     bullets = [f"- `{line.split(': ', 1)[0]}`: {line.split(': ', 1)[1]}" for line in step_lines(sweep.rows)]
     paragraphs = [*selection_lines(sweep), summary(sweep.rows), *left_out(sweep), *sweep.notes, *legend(sweep)]
     return "\n".join([*lines, "", *bullets, "", *(line + "\n" for line in paragraphs)])

@@ -14,14 +14,21 @@ from __future__ import annotations
 
 import math
 
-from serialbench.catalog.inputs import tier_order
 from serialbench.catalog.registry import FLOOR
-from serialbench.core.formatting import format_bytes, format_percent, format_ratio, format_throughput, format_time
+from serialbench.core.formatting import (
+    format_bytes,
+    format_percent,
+    format_ratio,
+    format_throughput,
+    format_time,
+)
 from serialbench.results.files import Result, ResultFile
-from serialbench.verdicts.rankings import Ranking, rank, series_of
-from serialbench.verdicts.timings import Timing, timing
-from serialbench.views.grid import Cell, Table, groups, render_markdown, rows
+from serialbench.verdicts.rankings import marks, table_rankings
+from serialbench.verdicts.timings import Timing, floor_multiple, timing
+from serialbench.views.grid import grid, groups
+from serialbench.views.table import Cell, Figure, Table, figure, render_markdown
 
+FIGURES = ("median", "floor_multiple")  # a cell's numbers, by name: report --json gives each with its interval
 NO_COPY = "no copy"  # the multiple's place in the cell of an op that copies no tensor (Case.no_copy)
 MARKS = ("* the fastest of its format at that tier, separated from the next by a paired test over the rounds "
          "(Benjamini-Hochberg across the table); = the fastest and the next, which no test separates: a tie.")
@@ -32,47 +39,84 @@ TIMING_LEGEND = (f"Each cell: median time per op and {FLOOR_WORDS}; throughput i
 BRIEF_LEGEND = f"Each cell: median time per op and {FLOOR_WORDS}. " + MARKS
 
 
-def timing_tables(results: ResultFile, selected: list[Result], brief: bool = False,
-                  stacked: bool = False) -> list[Table]:
-    """Per input kind and direction, FORMAT/IMPL by tier. `brief` keeps only the median and its
-    multiple of the floor (the run's summary), on one line or, `stacked`, on two (narrower)."""
-    timings = {result.name: timing(result.benchmark) for result in selected}
-    marks = ranking_marks(selected, timings)
+def timing_cells(results: ResultFile, selected: list[Result]) -> dict[str, Cell]:
+    """Each selected benchmark's cell, and its floor's: the median time per op with its interval, its
+    multiple of the floor (verdicts/timings.floor_multiple) or `no copy`, its mark (verdicts/rankings.py),
+    and under them the throughput and size. Every view of a run file reads these: report's tables, their
+    Markdown, report --json, the run's summary and the site."""
+    with_floors = {r.name: r for r in selected}
+    for result in selected:
+        floor = results.floor(result)
+        if result.copies and floor is not None:
+            with_floors.setdefault(floor.name, floor)
+    timings = {name: timing(result.benchmark) for name, result in with_floors.items()}
+    marked = marks(table_rankings(list(with_floors.values()), timings))
     target = precision_asked(results)
+    return {name: _cell(results, result, timings[name], target, marked.get(name, ""))
+            for name, result in with_floors.items()}
+
+
+def _cell(results: ResultFile, result: Result, found: Timing | None, target: float | None, mark: str) -> Cell:
+    if found is None:
+        return Cell(["not timed", "(no values)"], notes=("not timed",))
+    median = Figure(found.median, "time", found.low, found.high,
+                    ("~" if found.modes else "") + format_time(found.median) + _wider(found.width, target))
+    figures = {"median": median}
+    notes: tuple[str, ...] = ("two speeds",) if found.modes else ()
+    multiple = floor_multiple(results, result, found)
+    if not result.copies:
+        notes += (NO_COPY,)
+        first = [median.text, NO_COPY]
+    elif multiple is not None:
+        figures["floor_multiple"] = figure(multiple.value, "ratio", multiple.low, multiple.high,
+                                           _wider(multiple.width, target))
+        first = [median.text, figures["floor_multiple"].text]
+    else:
+        first = [median.text]
+    if not result.payload_bytes:  # produces nothing (the harness overhead): a rate would mean nothing
+        second = "no payload"
+    else:
+        second = format_throughput(result.throughput_mb_s) if result.input_bytes else "-"
+        if result.size_ratio is not None:
+            second += f"  size {result.size_ratio:.2f}"
+    return Cell(["  ".join(first), second], mark, figures, notes)
+
+
+def timing_tables(results: ResultFile, selected: list[Result], brief: bool = False, stacked: bool = False,
+                  cells: dict[str, Cell] | None = None) -> list[Table]:
+    """Per input kind and direction, FORMAT/IMPL by tier. `brief` keeps only the median and its
+    multiple of the floor (the run's summary), on one line or, `stacked`, on two (narrower). `cells`:
+    timing_cells of a larger selection whose marks these tables show (the site's page of one kind)."""
+    cells = timing_cells(results, selected) if cells is None else cells
     tables = []
     for kind, direction, group in groups(selected):
-        group = with_floor(results, group, timings)
-        columns = tier_order(r.tier for r in group)
-        table = Table(f"{kind}, {direction}: median time per op", BRIEF_LEGEND if brief else TIMING_LEGEND, columns)
-        for row, by_tier in rows(group, table):
-            cells: list[Cell | None] = []
-            for tier in columns:
-                result = by_tier.get(tier)
-                mark = marks.get(result.name, "") if result is not None else ""
-                if brief and result is not None:
-                    parts = _median_parts(results, result, timings, target)
-                    one_line = f"{parts[0]:>7}  {parts[1]:>5}" if len(parts) == 2 else parts[0]  # aligned
-                    cells.append(Cell(parts if stacked else [one_line], mark == "*", mark == "="))
-                else:
-                    cells.append(_timing_cell(results, result, timings, target, mark))
-            table.rows.append((row, cells))
-        if any(mark == "=" for mark in marks.values()) or any(t is not None and t.modes for t in timings.values()):
-            table.notes = _notes(group, timings, marks)
+        group = [*_floors(results, group), *group]
+        shown = {r.name: (_brief(cells[r.name], stacked) if brief else cells[r.name]) for r in group}
+        table = grid(f"{kind}, {direction}: median time per op", BRIEF_LEGEND if brief else TIMING_LEGEND, group,
+                     lambda result, shown=shown: shown[result.name])
+        table.notes = _notes(group, cells)
         tables.append(table)
     return tables
 
 
-def with_floor(results: ResultFile, group: list[Result], timings: dict[str, Timing | None]) -> list[Result]:
-    """The group with the floor's row of its input and tiers in it, where a cell gives a multiple of the floor:
-    a table shows its multiples beside the floor they are of (a decoder's table too, whose floor is the
-    same copy of the same tensors). `timings` gains the floor's."""
+def _floors(results: ResultFile, group: list[Result]) -> list[Result]:
+    """The floor's rows of the group's inputs and tiers that the group lacks, where a cell gives a multiple
+    of the floor: a table shows its multiples beside the floor they are of (a decoder's table too, whose
+    floor is the same copy of the same tensors)."""
     names = {result.name for result in group}
     floors = [floor for result in group if result.copies and (floor := results.floor(result)) is not None]
-    added = list({floor.name: floor for floor in floors if floor.name not in names}.values())
-    for floor in added:
-        if floor.name not in timings:
-            timings[floor.name] = timing(floor.benchmark)
-    return added + group
+    return list({floor.name: floor for floor in floors if floor.name not in names}.values())
+
+
+def _brief(cell: Cell, stacked: bool) -> Cell:
+    """The cell of the run's summary: the median and the multiple, on one line (aligned) or two."""
+    if "not timed" in cell.notes:
+        return Cell(["not timed"], notes=cell.notes)
+    multiple = cell.figures.get("floor_multiple")
+    parts = [cell.figures["median"].text,
+             *([NO_COPY] if NO_COPY in cell.notes else [multiple.text] if multiple else [])]
+    one_line = f"{parts[0]:>7}  {parts[1]:>5}" if len(parts) == 2 else parts[0]
+    return Cell(parts if stacked else [one_line], cell.mark, cell.figures, cell.notes)
 
 
 def precision_asked(results: ResultFile) -> float | None:
@@ -81,71 +125,15 @@ def precision_asked(results: ResultFile) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
-GroupKey = tuple[str, str, str, str]  # (input, direction, format, tier): what a table ranks in one cell column
-
-
-def rankings(selected: list[Result], timings: dict[str, Timing | None]) -> dict[GroupKey, tuple[Ranking, bool]]:
-    """Each group's test of its fastest against the next, and whether the table stars the fastest: the
-    test separates them and its fastest is where the table shows the lowest median (a test that ranks
-    otherwise is a tie). The tables' marks and the run's answer (views/answer.py) both read it."""
-    grouped: dict[GroupKey, list[str]] = {}
-    for result in selected:
-        if result.format != FLOOR[0] and timings.get(result.name) is not None:
-            grouped.setdefault((result.input, result.direction, result.format, result.tier), []).append(result.name)
-    members = list(grouped.values())
-    series = {result.name: series_of(result.benchmark) for result in selected
-              if any(result.name in group for group in members)}
-    found_by_key = {}
-    for key, group, found in zip(grouped, members, rank(members, series), strict=True):
-        if found is None:
-            continue
-        lowest = min(group, key=lambda name: timings[name].median)
-        found_by_key[key] = (found, found.separated and lowest == found.fastest)
-    return found_by_key
-
-
-def ranking_marks(selected: list[Result], timings: dict[str, Timing | None]) -> dict[str, str]:
-    """'*' on each group's fastest that a test separates from the next, '=' on both where none does."""
-    marks: dict[str, str] = {}
-    for found, starred in rankings(selected, timings).values():
-        if starred:
-            marks[found.fastest] = "*"
-        else:
-            marks[found.fastest] = marks[found.next] = "="
-    return marks
-
-
-def _notes(group: list[Result], timings: dict[str, Timing | None], marks: dict[str, str]) -> list[str]:
+def _notes(group: list[Result], cells: dict[str, Cell]) -> list[str]:
     notes = []
     for result in group:
-        found = timings.get(result.name)
+        found = timing(result.benchmark) if "two speeds" in cells[result.name].notes else None
         if found is not None and found.modes:
             notes.append(f"two speeds: {result.row} {result.tier}: {format_time(found.modes.fast)} and "
                          f"{format_time(found.modes.slow)} ({len(found.modes.slow_rounds)} of {found.rounds} "
                          "processes slow)")
     return notes
-
-
-def _median_parts(results: ResultFile, result: Result, timings: dict[str, Timing | None],
-                  target: float | None) -> list[str]:
-    """The median time per op and, when the file has the floor, its multiple of the floor; each with
-    its interval's half-width where that is wider than the precision the run asked for."""
-    found = timings.get(result.name)
-    if found is None:
-        return ["not timed"]
-    time_part = format_time(found.median) + _wider(found.width, target)
-    if found.modes:
-        time_part = "~" + time_part
-    if not result.copies:  # a multiple of a copy that the op never makes would read as beating memcpy
-        return [time_part, NO_COPY]
-    if found.multiple is not None:
-        return [time_part, format_ratio(found.multiple) + _wider(found.multiple_width, target)]
-    floor = results.floor(result)
-    floor_found = timings.get(floor.name) if floor is not None and floor.name in timings else (
-        timing(floor.benchmark) if floor is not None else None)
-    if floor_found is None:
-        return [time_part]
-    return [time_part, format_ratio(found.median / floor_found.median)]
 
 
 def _wider(width: float | None, target: float | None) -> str:
@@ -156,52 +144,27 @@ def _wider(width: float | None, target: float | None) -> str:
     return "" if math.isinf(width) else f" +-{format_percent(width)}"  # no interval: too few processes
 
 
-def _timing_cell(results: ResultFile, result: Result | None, timings: dict[str, Timing | None],
-                 target: float | None, mark: str) -> Cell | None:
-    if result is None:
-        return None
-    if timings.get(result.name) is None:
-        return Cell(["not timed", "(no values)"])
-    first = "  ".join(_median_parts(results, result, timings, target))
-    if not result.payload_bytes:  # produces nothing (the harness overhead): a rate would mean nothing
-        return Cell([first, "no payload"], mark == "*", mark == "=")
-    second = format_throughput(result.throughput_mb_s) if result.input_bytes else "-"
-    if result.size_ratio is not None:
-        second += f"  size {result.size_ratio:.2f}"
-    return Cell([first, second], mark == "*", mark == "=")
+MEMORY_LEGEND = ("Each cell: bytes allocated per op (B/op) and allocation calls per op, freed or not, Python's "
+                 "and native allocators (memray), the harness's own (baseline/noop) taken off; peak traced memory "
+                 "while one op runs, above the level before it, and its multiple of the raw input bytes; bytes "
+                 "the op's result still holds when it returns (retained). Peak and retained are tracemalloc's: "
+                 "memory a library allocates outside Python's allocators and numpy is only in B/op.")
 
 
 def memory_tables(selected: list[Result]) -> list[Table]:
-    tables = []
-    for kind, direction, group in groups([r for r in selected if r.memory is not None]):
-        columns = tier_order(r.tier for r in group)
-        table = Table(
-            f"{kind}, {direction}: allocations and memory per op",
-            "Each cell: bytes allocated per op (B/op) and allocation calls per op, freed or not, Python's "
-            "and native allocators (memray), the harness's own (baseline/noop) taken off; peak traced memory "
-            "while one op runs, above the level before it, and its multiple of the raw input bytes; bytes "
-            "the op's result still holds when it returns (retained). Peak and retained are tracemalloc's: "
-            "memory a library allocates outside Python's allocators and numpy is only in B/op.",
-            columns,
-        )
-        for row, by_tier in rows(group, table):
-            cells: list[Cell | None] = []
-            for tier in columns:
-                result = by_tier.get(tier)
-                if result is None:
-                    cells.append(None)
-                    continue
-                memory = result.memory
-                first = f"peak {format_bytes(memory.peak_bytes)}"
-                if result.input_bytes:
-                    first += f"  {format_ratio(memory.peak_bytes / result.input_bytes)}"
-                lines = [first, f"retained {format_bytes(memory.retained_bytes)}"]
-                if memory.bytes_per_op is not None:
-                    lines.insert(0, f"{format_bytes(memory.bytes_per_op)}/op  {_count(memory.allocs_per_op)} allocs")
-                cells.append(Cell(lines))
-            table.rows.append((row, cells))
-        tables.append(table)
-    return tables
+    return [grid(f"{kind}, {direction}: allocations and memory per op", MEMORY_LEGEND, group, _memory_cell)
+            for kind, direction, group in groups([r for r in selected if r.memory is not None])]
+
+
+def _memory_cell(result: Result) -> Cell:
+    memory = result.memory
+    first = f"peak {format_bytes(memory.peak_bytes)}"
+    if result.input_bytes:
+        first += f"  {format_ratio(memory.peak_bytes / result.input_bytes)}"
+    lines = [first, f"retained {format_bytes(memory.retained_bytes)}"]
+    if memory.bytes_per_op is not None:
+        lines.insert(0, f"{format_bytes(memory.bytes_per_op)}/op  {_count(memory.allocs_per_op)} allocs")
+    return Cell(lines)
 
 
 def _count(value: float) -> str:
@@ -217,7 +180,6 @@ def header_lines(results: ResultFile, role: str = "") -> list[str]:
     dates = sorted(str(run.get_metadata().get("date", ""))[:10] for r in results.results
                    for run in r.benchmark.get_runs() if run.get_metadata().get("date"))
     when = (dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}") if dates else "unknown date"
-    machine = f"{meta.get('cpu_model_name', 'unknown CPU')}, {meta.get('cpu_count', '?')} CPUs"
     counts = sorted({len(r.values) for r in results.results})
     values = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
     values += " value" if counts == [1] else " values"
@@ -225,7 +187,7 @@ def header_lines(results: ResultFile, role: str = "") -> list[str]:
         f"{role}{results.path}: {len(results.results)} benchmarks, {values} each; commit {commits}"
         + (" (dirty tree)" if results.dirty else "") + (" (runs appended from several commits)"
                                                         if len(results.commits) > 1 else ""),
-        f"  {when}; {machine}; Python {str(meta.get('python_version', '?')).split(' ')[0]}; "
+        f"  {when}; {results.machine}; Python {str(meta.get('python_version', '?')).split(' ')[0]}; "
         f"pyperf {meta.get('perf_version', '?')}",
     ]
     if meta.get("serialbench_side"):  # one side of a compare (or sweep) session: what it ran

@@ -1,5 +1,5 @@
-"""Machine-readable verdicts (`--json FILE`) of compare, report BASE NEW, sweep and bisect, and a
-sweep's read back (--merge).
+"""Machine-readable verdicts (`--json FILE`) of compare, report BASE NEW, sweep and bisect (a sweep's is
+read back by verdicts/steps.sweep_from_json).
 
 The keys are the verdict columns' (views/verdict_table.py): the JSON has every column the tables
 have. Changes are fractions (+0.05: 5% more time), times are seconds per op, verdicts are the
@@ -11,16 +11,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from serialbench.core.errors import UsageError
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.bisection import Result
 from serialbench.verdicts.paired import Compared
-from serialbench.verdicts.steps import Step, Sweep, SweepRow
-from serialbench.views.columns import number as _number
-from serialbench.views.columns import records
+from serialbench.verdicts.steps import Step, Sweep
+from serialbench.views.table import Table, records
+from serialbench.views.table import number as _number
 from serialbench.views.verdict_table import compare_columns, lines, verdict_columns
 
 if TYPE_CHECKING:
@@ -40,7 +38,7 @@ def compare_json(rows: Sequence[Compared], base: str, head: str, min_effect: flo
     and with --fail-on the rows that fail it (`gate`)."""
     return _dump({
         "base": base, "head": head, "min_effect": min_effect, "paired": paired,
-        "benchmarks": records(compare_columns(base, head, paired), lines(rows)),
+        "benchmarks": records(Table.of(compare_columns(base, head, paired), lines(rows))),
         "selection": verdict_record(selection, paired) if selection is not None else None,
         "failed": dict(failed or {}),
         "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None,
@@ -49,7 +47,7 @@ def compare_json(rows: Sequence[Compared], base: str, head: str, min_effect: flo
 
 def verdict_record(verdict: vocabulary.Verdict, paired: bool = True) -> dict:
     """One verdict's keys, as every row has them."""
-    return records(verdict_columns(paired, of=lambda v: v), [verdict])[0]
+    return records(Table.of(verdict_columns(paired, of=lambda v: v), [verdict]))[0]
 
 
 # A step holds its word in `verdict` and no level: its verdict's columns read it as a vocabulary.Verdict.
@@ -63,7 +61,7 @@ STEP_COLUMNS = [c for c in verdict_columns(of=_as_verdict) if c.header != "level
 
 
 def _step(step: Step) -> dict:
-    return {"from": step.before, "to": step.after, **records(STEP_COLUMNS, [step])[0]}
+    return {"from": step.before, "to": step.after, **records(Table.of(STEP_COLUMNS, [step]))[0]}
 
 
 def sweep_json(sweep: Sweep) -> str:
@@ -81,36 +79,6 @@ def sweep_json(sweep: Sweep) -> str:
         "files": sweep.files,  # the side files it wrote: the site gives its page these and no others
         "commits": sweep.commits, "history": sweep.history or None,  # sides that are commits of a git history
     })
-
-
-def sweep_from_json(text: str, path: str) -> Sweep:
-    """A sweep's --json file back (for --merge); anything else is a one-line UsageError."""
-    try:
-        data = json.loads(text)
-        sides = data["sides"]
-        rows = []
-        for bench in data["benchmarks"]:
-            ran = [(side, median) for side, median in zip(sides, bench["medians"]) if median is not None]
-            rows.append(SweepRow(bench["name"], tuple(s for s, _ in ran), tuple(m for _, m in ran),
-                                 tuple(_read_step(s) for s in bench["steps"]),
-                                 tuple(_read_step(s) for s in bench["from_anchor"])))
-        shard = tuple(int(part) for part in data["shard"].split("/")) if data.get("shard") else None
-        return Sweep(sides, rows, data["min_effect"], data.get("machines", {}), data.get("releases") or sides,
-                     data.get("own") or sides, shard, data.get("left_out", {}),
-                     selections=[replace(_read_step(s), benchmarks=s.get("benchmarks", 0),
-                                         names=tuple(s.get("names", ()))) for s in data.get("selection", [])],
-                     files=[str(name) for name in data.get("files", [])], commits=dict(data.get("commits") or {}),
-                     history=str(data.get("history") or ""))
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise UsageError(f"{path} is not a sweep's --json file ({type(exc).__name__}: {exc}); give the files "
-                         "that 'sweep --json FILE' wrote") from None
-
-
-def _read_step(data: dict) -> Step:
-    low = data["low"] if data["low"] is not None else -1.0
-    high = data["high"] if data["high"] is not None else math.inf
-    change = data["change"] if data["change"] is not None else math.nan
-    return Step(data["from"], data["to"], change, low, high, data["verdict"], data.get("rounds", 0))
 
 
 def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: Sequence[dict],

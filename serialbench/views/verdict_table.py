@@ -17,8 +17,8 @@ from serialbench.core import stats
 from serialbench.core.formatting import format_change, format_time
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.paired import Compared
-from serialbench.views import columns as table
-from serialbench.views.columns import Column, column, number
+from serialbench.views import table
+from serialbench.views.table import Column, Table, column, number
 
 
 @dataclass(frozen=True)
@@ -158,8 +158,8 @@ def legend(paired: bool = True, min_effect: float = stats.MIN_EFFECT,
            words: Collection[str] | None = None, apart: bool = False) -> list[str]:
     """The footnotes under the table, at most six lines: every column's, the rule of each verdict word in
     `words` (all by default), and the page that says it all."""
-    return packed([*table.legend(compare_columns("BASE", "HEAD", paired, apart)), *word_notes(min_effect, words),
-                   f"the rules in full: {STATISTICS_PAGE}"])
+    columns = Table.of(compare_columns("BASE", "HEAD", paired, apart), ()).legend_lines()
+    return packed([*columns, *word_notes(min_effect, words), f"the rules in full: {STATISTICS_PAGE}"])
 
 
 def lines(rows: Sequence[Compared], selection: vocabulary.Verdict | None = None) -> list[Line]:
@@ -189,12 +189,12 @@ def format_table(rows: Sequence[Compared], base: str, head: str, min_effect: flo
     """The table as the terminal shows it. Sides whose names would make it wider than MAX_WIDTH are
     named on a line of their own above it, their columns headed by their role ('BASE', 'HEAD')."""
     named: list[str] = []
-    text = table.text(compare_columns(base, head, paired), lines(rows, selection))
+    text = table.text(Table.of(compare_columns(base, head, paired), lines(rows, selection)))
     if max(map(len, text)) > MAX_WIDTH:
         roles = [label.split(" ", 1) for label in (base, head)]
         named = [f"{role}: {clipped(name, MAX_WIDTH - len(role) - 2)}" for role, name in roles]
         named = ["; ".join(named)] if len("; ".join(named)) <= MAX_WIDTH else named
-        text = table.text(compare_columns(roles[0][0], roles[1][0], paired), lines(rows, selection))
+        text = table.text(Table.of(compare_columns(roles[0][0], roles[1][0], paired), lines(rows, selection)))
     return "\n".join([*named, *text, "", summary_line(rows, min_effect),
                       *_footnotes(rows, min_effect, paired, selection)])
 
@@ -205,6 +205,6 @@ def clipped(text: str, width: int) -> str:
 
 def markdown_table(rows: Sequence[Compared], base: str, head: str, min_effect: float, paired: bool = True,
                    selection: vocabulary.Verdict | None = None) -> str:
-    text = table.markdown(compare_columns(base, head, paired), lines(rows, selection))
+    text = table.markdown(Table.of(compare_columns(base, head, paired), lines(rows, selection)))
     notes = [f"- {note}" for note in _footnotes(rows, min_effect, paired, selection)]
     return "\n".join([*text, "", summary_line(rows, min_effect), "", *notes, ""])

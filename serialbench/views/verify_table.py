@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from serialbench.catalog.edge_inputs import EDGE_INPUTS
 from serialbench.catalog.fidelity import REJECTED, library_error
 from serialbench.catalog.fidelity_check import Check, Trial
-from serialbench.views import columns as table
-from serialbench.views.columns import Column, column
+from serialbench.views import table
+from serialbench.views.table import Column, Table, column
 
 
 def verdict_text(c: Check) -> str:
@@ -49,28 +49,17 @@ COLUMNS: list[Column] = [
 ]
 
 
-def _with_separators(checks: Sequence[Check]) -> list[Check | None]:
-    rows: list[Check | None] = []
-    previous = None
-    for c in checks:
-        if previous is not None and c.trial.case.label != previous:
-            rows.append(None)
-        previous = c.trial.case.label
-        rows.append(c)
-    return rows
-
-
 def format_table(checks: Sequence[Check]) -> str:
-    return "\n".join(table.text(COLUMNS, _with_separators(checks)))
+    return "\n".join(table.text(Table.of(COLUMNS, checks, group=lambda c: c.trial.case.label)))
 
 
 def markdown_table(checks: Sequence[Check], closing: str) -> str:
-    return "\n".join([*table.markdown(COLUMNS, checks), "", closing, ""])
+    return "\n".join([*table.markdown(Table.of(COLUMNS, checks)), "", closing, ""])
 
 
 def verify_json(checks: Sequence[Check], closing: str) -> str:
     failed = [c.trial.name for c in checks if c.failed]
-    return json.dumps({"checks": table.records(COLUMNS, checks), "timed": sum(c.trial.timed for c in checks),
+    return json.dumps({"checks": table.records(Table.of(COLUMNS, checks)), "timed": sum(c.trial.timed for c in checks),
                        "failed": failed, "closing": closing}, indent=1) + "\n"
 
 

@@ -22,9 +22,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from serialbench.core.errors import UsageError
+from serialbench.core.formatting import format_machine
+from serialbench.results.sources import Source, collect
 from serialbench.views.site.history import history_page
-from serialbench.views.site.pages import PAGES, date_of, library_of, machine
-from serialbench.views.site.sources import Source, collect
+from serialbench.views.site.pages import PAGES, date_of, library_of
+from serialbench.views.table import Table, column
+from serialbench.views.table import data as data_of
 
 ASSETS = Path(__file__).with_name("assets")
 SHIPPED = ("plotly-basic.min.js", "plotly-LICENSE.txt", "site.js", "site.css")
@@ -61,13 +65,14 @@ def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> 
     for page in pages:
         try:
             data = BUILDERS[page.kind](page.source)
-        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+        except (KeyError, TypeError, ValueError, ZeroDivisionError, UsageError) as exc:
             say(f"left out: {', '.join(page.source.paths)}: cannot be shown ({type(exc).__name__}: {exc})")
             continue
         data["title"] = page.title
         write_page(out / page.file, page.title, page.kind, data)
         written.append(page)
-    index = {"kind": "index", "title": "serialbench results", "rows": index_rows(written)}
+    index = {"kind": "index", "title": "serialbench results",
+             "table": data_of(Table.of(INDEX_COLUMNS, index_rows(written)))}
     write_page(out / "index.html", index["title"], "index", index)
     copy_assets(out / "assets")
     return written
@@ -121,6 +126,14 @@ def plotly_checksum() -> str:
     return hashlib.sha256((ASSETS / "plotly-basic.min.js").read_bytes()).hexdigest()
 
 
+INDEX_COLUMNS = [column(key, header, lambda row, key=key: str(row[key]) if key == "count" else row[key] or "-",
+                        lambda row, key=key: row[key],
+                        left=key != "count")
+                 for key, header in (("kind", "kind"), ("title", "result"), ("date", "date"), ("commit", "commit"),
+                                     ("libraries", "libraries that differ"), ("machine", "machine"),
+                                     ("count", "benchmarks"))] + [column("href", "", None, lambda row: row["href"])]
+
+
 def index_rows(pages: Sequence[Page]) -> list[dict]:
     runs = [page.source.files[0] for page in pages if page.kind == "run"]
     versions = [loaded.library_versions() for loaded in runs]
@@ -136,7 +149,7 @@ def index_rows(pages: Sequence[Page]) -> list[dict]:
             mine = loaded.library_versions()
             row.update(date=date_of(loaded), commit=", ".join(c[:10] for c in loaded.commits),
                        libraries=", ".join(f"{n} {mine[n]}" for n in sorted(varying) if n in mine),
-                       machine=machine(loaded.metadata), count=len(loaded.results))
+                       machine=loaded.machine, count=len(loaded.results))
         elif page.kind == "compare":
             base, head = source.files
             b, h = base.library_versions(), head.library_versions()
@@ -145,7 +158,7 @@ def index_rows(pages: Sequence[Page]) -> list[dict]:
             row.update(date=date_of(head), commit=", ".join(dict.fromkeys(c[:10] for c in base.commits + head.commits)),
                        libraries=", ".join(changed) or f"{base.metadata.get('serialbench_side', 'BASE')} -> "
                                                        f"{head.metadata.get('serialbench_side', 'HEAD')}",
-                       machine=machine(head.metadata), count=len(head.results))
+                       machine=head.machine, count=len(head.results))
         elif page.kind == "sweep":
             sides = source.data["sides"]
             first = source.files[0] if source.files else None
@@ -155,7 +168,7 @@ def index_rows(pages: Sequence[Page]) -> list[dict]:
                        libraries=f"{source.data.get('history') or library_of(source.files) or 'releases'} "
                                  f"{sides[0]} to {sides[-1]} "
                                  f"({len(sides)} sides)",
-                       machine=(f"{machines[0].get('cpu', '?')}, {machines[0].get('cpus', '?')} CPUs"
+                       machine=(format_machine(machines[0].get("cpu"), machines[0].get("cpus"))
                                 if machines and isinstance(machines[0], dict) else ""),
                        count=len(source.data["benchmarks"]))
         elif page.kind == "history":

@@ -14,31 +14,35 @@ from __future__ import annotations
 import os
 
 from serialbench.catalog.registry import FLOOR
+from serialbench.core.formatting import format_change, format_ratio, format_time
 from serialbench.results.files import ResultFile
-from serialbench.verdicts.timings import timing
-from serialbench.views.site.pages import date_of, number
-from serialbench.views.site.sources import Source
+from serialbench.results.sources import Source
+from serialbench.verdicts.timings import floor_multiple, timing
+from serialbench.views.site.pages import date_of
+from serialbench.views.table import number
 
 
 def history_page(source: Source) -> dict:
     runs = sorted(source.files, key=date_of)
-    names = list(dict.fromkeys(r.name for loaded in runs for r in loaded.results))
+    versions = [loaded.library_versions() for loaded in runs]
+    # a library whose version differs between the runs that have it (--with), named beside each run's commit
+    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
+    shown = [{"label": (label := ", ".join(c[:10] for c in loaded.commits) or os.path.basename(loaded.path)),
+              "shown": f"{index}: {label}" + (" (dirty)" if loaded.dirty else ""),
+              "libraries": ", ".join(f"{name} {mine[name]}" for name in varying if name in mine),
+              "date": date_of(loaded)} for index, (loaded, mine) in enumerate(zip(runs, versions), start=1)]
     benchmarks = []
-    for name in names:
+    for name in dict.fromkeys(r.name for loaded in runs for r in loaded.results):
         points = [point(loaded, name) for loaded in runs]
+        first = next((p["floor_time"] for p in points if p is not None and p["floor_time"] is not None), None)
+        for p in points:
+            if p is not None:  # the floor against the first run drawn: how far the machine moved
+                p["floor_change"] = format_change(p["floor_time"] / first - 1) if p["floor_time"] and first else "-"
         if sum(p is not None for p in points) >= 2:
             found = next(loaded.get(name) for loaded in runs if loaded.get(name) is not None)
             benchmarks.append({"name": name, "copies": found.copies, "floor": found.format == FLOOR[0],
                                "points": points})
-    versions = [loaded.library_versions() for loaded in runs]
-    # a library whose version differs between the runs that have it (--with), named beside each run's commit
-    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
-    return {"kind": "history", "floor": "/".join(FLOOR),
-            "runs": [{"label": ", ".join(c[:10] for c in loaded.commits) or os.path.basename(loaded.path),
-                      "libraries": ", ".join(f"{name} {mine[name]}" for name in varying if name in mine),
-                      "dirty": loaded.dirty, "date": date_of(loaded), "path": loaded.path}
-                     for loaded, mine in zip(runs, versions)],
-            "benchmarks": benchmarks}
+    return {"kind": "history", "floor": "/".join(FLOOR), "runs": shown, "benchmarks": benchmarks}
 
 
 def point(loaded: ResultFile, name: str) -> dict | None:
@@ -49,8 +53,13 @@ def point(loaded: ResultFile, name: str) -> dict | None:
     if found is None:
         return None
     floor = loaded.floor(result)
-    multiple = found.multiple if result.copies else None
-    return {"time": number(found.median), "floor_time": number(floor.median) if floor is not None else None,
-            "multiple": number(multiple),
-            "low": number(found.multiple_low) if multiple is not None else None,
-            "high": number(found.multiple_high) if multiple is not None else None}
+    found_multiple = floor_multiple(loaded, result, found)  # the one every view prints
+    multiple, low, high = ((found_multiple.value, found_multiple.low, found_multiple.high)
+                           if found_multiple is not None else (None, None, None))
+    floor_time = floor.median if floor is not None else None
+    return {"time": number(found.median), "floor_time": number(floor_time), "multiple": number(multiple),
+            "low": number(low), "high": number(high), "time_text": format_time(found.median),
+            "floor_time_text": format_time(floor_time) if floor_time else "-",
+            "multiple_text": "no copy" if multiple is None else
+            f"{format_ratio(multiple)} [{format_ratio(low)}, {format_ratio(high)}]" if number(low) and number(high)
+            else format_ratio(multiple)}

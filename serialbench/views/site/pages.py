@@ -9,6 +9,7 @@ writes it as text (assets/site.js).
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 from collections.abc import Sequence
@@ -17,89 +18,81 @@ from packaging.version import InvalidVersion, Version
 
 from serialbench.catalog.inputs import tier_order, tier_size
 from serialbench.catalog.registry import FLOOR
+from serialbench.core.formatting import format_bytes, format_change, format_interval, format_percent, format_time
 from serialbench.results.files import Result, ResultFile
 from serialbench.results.session_files import runs_of
+from serialbench.results.sources import Source, side_label
 from serialbench.verdicts.file_changes import compare_files
+from serialbench.verdicts.harness import WAYS
 from serialbench.verdicts.paired import round_estimates
+from serialbench.verdicts.rankings import fastest_of_each_format
+from serialbench.verdicts.steps import sweep_from_json
 from serialbench.verdicts.timings import timing
 from serialbench.views.costs import cost_tables
-from serialbench.views.grid import Table, groups
+from serialbench.views.grid import groups
+from serialbench.views.grid import rows as grid_rows
+from serialbench.views.harness_table import harness_columns
+from serialbench.views.harness_table import rows as harness_rows
 from serialbench.views.progress import precision_words
-from serialbench.views.roundtrip import roundtrip_tables
-from serialbench.views.site.sources import Source, side_label
-from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_tables
-from serialbench.views.verdict_json import verdict_record
-
-
-def number(value: float | None) -> float | None:
-    if value is None or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(f"{value:.6g}")
-
-
-def table_data(table: Table) -> dict:
-    return {"title": table.title, "legend": table.legend, "columns": table.columns, "corner": table.corner,
-            "rows": [[label, [None if cell is None else {"lines": cell.lines, "marked": cell.marked, "tie": cell.tie}
-                              for cell in cells]] for label, cells in table.rows],
-            "group_starts": sorted(table.group_starts), "notes": table.notes}
-
+from serialbench.views.roundtrip_table import roundtrip_tables
+from serialbench.views.sweep_table import legend as sweep_legend
+from serialbench.views.sweep_table import machine_text, sweep_grid
+from serialbench.views.table import Cell, Column, Row, Table, by_format, column, number
+from serialbench.views.table import data as table_data
+from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_cells, timing_tables
+from serialbench.views.verdict_table import compare_columns, legend, lines
 
 # -- a run ---------------------------------------------------------------------------------------------
 
 def run_page(source: Source) -> dict:
     results = source.files[0]
     timed = [r for r in results.results if r.median is not None]
+    cells = timing_cells(results, results.results)
     views = []
     for kind, direction, group in groups(results.results):
         views.append({"input": kind, "direction": direction,
-                      "timing": [table_data(t) for t in timing_tables(results, group)],
+                      "timing": [table_data(t) for t in timing_tables(results, group, cells=cells)],
                       "costs": [table_data(t) for t in cost_tables(group)],
                       "memory": [table_data(t) for t in memory_tables(group)],
-                      "fastest": fastest_of_each_format(group)})
-    roundtrip = {kind: [table_data(t) for t in roundtrip_tables([r for r in results.results if r.input == kind])]
+                      "fastest": fastest_of_each_format(group), "impls": impls_by_format(group)})
+    trips = roundtrip_tables(results.results)  # tested across every kind, as report's tables are
+    roundtrip = {kind: [table_data(t) for t in trips if t.title.startswith(f"{kind}, ")]
                  for kind in dict.fromkeys(r.input for r in results.results)}
     return {"kind": "run", "path": results.path, "head": header_lines(results) + source.notes,
             "tiers": {tier: tier_size(tier) for tier in tier_order(r.tier for r in results.results)},
             "floor": "/".join(FLOOR), "views": views, "roundtrip": roundtrip,
-            "benchmarks": [benchmark_data(results, r) for r in timed]}
+            "benchmarks": [benchmark_data(results, r, cells[r.name]) for r in timed]}
 
 
-def benchmark_data(results: ResultFile, result: Result) -> dict:
+def impls_by_format(group: list[Result]) -> list[tuple[str, list[str]]]:
+    """The group's FORMAT/IMPL rows that the chart can draw, by format, in the tables' order (the floor apart)."""
+    found: dict[str, list[str]] = {}
+    for label in grid_rows(group):
+        if label != "/".join(FLOOR):
+            found.setdefault(by_format(label), []).append(label)
+    return list(found.items())
+
+
+def benchmark_data(results: ResultFile, result: Result, cell: Cell) -> dict:
+    """A benchmark's point on the chart: its cell's figures (the table's numbers) and what its tooltip says."""
     workers = [statistics.median(run.values) for run in result.benchmark.get_runs() if run.values]
-    floor = results.floor(result)
-    found = timing(result.benchmark)
-    multiple = found.multiple if found is not None and found.multiple is not None else (
-        result.median / floor.median if floor and floor.median else None)  # paired where the run took it
+    multiple = cell.figures.get("floor_multiple")
     data = {"name": result.name, "row": result.row, "format": result.format, "impl": result.impl,
             "input": result.input, "tier": result.tier, "direction": result.direction,
-            "median": number(result.median), "workers": [number(w) for w in workers],
+            "median": cell.figures["median"].json()["value"], "workers": [number(w) for w in workers],
             "payload_bytes": result.payload_bytes, "input_bytes": result.input_bytes,
-            "floor_multiple": number(multiple) if result.copies else None, "copies": result.copies,
-            "precision": precision_words(found, precision_asked(results))}
+            "floor_multiple": multiple.json()["value"] if multiple else None, "copies": result.copies,
+            "mark": cell.mark}
+    floor = ", no copy" if not result.copies else f", {multiple.text} the floor" if multiple else ""
+    data["hover"] = [result.name, f"median {format_time(result.median)}{floor}",
+                     f"workers' medians {format_time(min(workers))} to {format_time(max(workers))} "
+                     f"({len(workers)} workers)" if len(workers) > 1 else f"{len(workers)} worker",
+                     f"payload {format_bytes(result.payload_bytes)} (input {format_bytes(result.input_bytes)})"]
     if result.memory is not None and result.memory.bytes_per_op is not None:
-        data["bytes_per_op"] = number(result.memory.bytes_per_op)
-        data["allocs_per_op"] = number(result.memory.allocs_per_op)
+        data["hover"].append(f"{format_bytes(result.memory.bytes_per_op)}/op, "
+                             f"{round(result.memory.allocs_per_op)} allocs/op")
+    data["hover"].append(precision_words(timing(result.benchmark), precision_asked(results)))
     return data
-
-
-def fastest_of_each_format(group: Sequence[Result]) -> list[str]:
-    """FORMAT/IMPL of each format's fastest implementation: the one fastest at the most tiers (ties: at
-    the largest tier where they differ); the floor's format is drawn anyway, as the floor."""
-    wins: dict[str, dict[str, int]] = {}
-    by_format_tier: dict[tuple[str, str], list[Result]] = {}
-    for r in group:
-        if r.format != FLOOR[0] and r.median is not None:
-            by_format_tier.setdefault((r.format, r.tier), []).append(r)
-            wins.setdefault(r.format, {}).setdefault(r.row, 0)
-    for (fmt, _), found in sorted(by_format_tier.items(), key=lambda item: tier_size(item[0][1])):
-        best = min(found, key=lambda r: r.median)
-        wins[fmt][best.row] += 1
-    largest = {}
-    for (_, tier), found in by_format_tier.items():
-        for r in found:
-            if tier_size(tier) >= largest.get(r.row, (0, 0.0))[0]:
-                largest[r.row] = (tier_size(tier), r.median)
-    return [min(rows, key=lambda row: (-rows[row], -largest[row][0], largest[row][1])) for rows in wins.values()]
 
 
 # -- a compare -----------------------------------------------------------------------------------------
@@ -109,41 +102,38 @@ def compare_page(source: Source) -> dict:
     rows, selection, paired, min_effect = compare_files(base.path, head.path)
     base_runs = {r.name: runs_of(r.benchmark) for r in base.results}
     head_runs = {r.name: runs_of(r.benchmark) for r in head.results}
-    data_rows = []
-    for row in rows:
-        rounds = ([number(math.expm1(x)) for x in round_estimates(base_runs[row.name], head_runs[row.name])]
-                  if paired else [])
-        data_rows.append({"name": row.name, "base": number(row.base), "head": number(row.head),
-                          **verdict_data(row.verdict), "round_changes": rounds})
-    return {"kind": "compare", "paired": paired, "min_effect": min_effect,
-            "sides": [side_data(role, loaded, other) for role, loaded, other in (("BASE", base, head),
-                                                                                   ("HEAD", head, base))],
-            "rows": data_rows, "selection": verdict_data(selection) if selection is not None else None}
+    rounds = {row.name: rounds_data(round_estimates(base_runs[row.name], head_runs[row.name]))
+              for row in rows} if paired else {}
+    table = Table.of(compare_columns("BASE", "HEAD", paired), lines(rows, selection))
+    if selection is not None:
+        table.rows[-1].data["name"] = "selection"  # the page's name of the row, in its link and its plot
+    return {"kind": "compare", "paired": paired, "min_effect": min_effect, "legend": legend(paired, min_effect),
+            "sides": table_data(sides_table(base, head)), "rounds": rounds,
+            "table": table_data(table)}
 
 
-def verdict_data(verdict) -> dict:
-    """A verdict's keys, from the verdict columns that every table and JSON reads (views/verdict_table.py)."""
-    return verdict_record(verdict)
+def rounds_data(log_changes) -> dict:
+    """Each round's change (the median of its pairs' HEAD/BASE - 1), and as the terminal prints it."""
+    changes = [math.expm1(x) for x in log_changes]
+    return {"values": [number(c) for c in changes], "texts": [format_change(c) for c in changes]}
 
 
-def side_data(role: str, loaded: ResultFile, other: ResultFile | None) -> dict:
-    meta = loaded.metadata
-    mine = loaded.library_versions()
-    theirs = other.library_versions() if other is not None else {}
-    return {"role": role, "path": loaded.path, "side": str(meta.get("serialbench_side", "")),
-            "specs": str(meta.get("serialbench_side_specs", "")),
-            "differ": {name: version for name, version in mine.items() if theirs.get(name) != version},
-            "libraries": mine, "python": str(meta.get("python_version", meta.get("serialbench_python", "?"))),
-            "cpu": machine(meta), "date": date_of(loaded), "commits": [c[:10] for c in loaded.commits],
-            "benchmarks": len(loaded.results)}
+SIDE_FACTS = {
+    "installed for this side": lambda f, o: str(f.metadata.get("serialbench_side_specs", "")) or "-",
+    "libraries that differ": lambda f, o: ", ".join(f"{n} {v}" for n, v in f.library_versions().items()
+                                                    if o.library_versions().get(n) != v) or "none",
+    "Python": lambda f, o: str(f.metadata.get("python_version", f.metadata.get("serialbench_python", "?"))),
+    "CPU": lambda f, o: f.machine, "date": lambda f, o: date_of(f) or "-",
+    "commit": lambda f, o: ", ".join(c[:10] for c in f.commits) or "-", "file": lambda f, o: f.path}
 
 
-def machine(meta: dict) -> str:
-    cpu = meta.get("cpu_model_name")
-    count = meta.get("cpu_count")
-    if not cpu and not count:
-        return "unknown machine"
-    return f"{cpu or 'unknown CPU'}, {count or '?'} CPUs"
+def sides_table(base: ResultFile, head: ResultFile) -> Table:
+    """What each side of a compare was, as it ran: a column a side, a row a fact."""
+    sides = ((base, head, "BASE"), (head, base, "HEAD"))
+    return Table([Column(role + (f": {f.metadata['serialbench_side']}" if f.metadata.get("serialbench_side") else ""))
+                  for f, _, role in sides],
+                 [Row(fact, [Cell([text(f, o)]) for f, o, _ in sides]) for fact, text in SIDE_FACTS.items()],
+                 corner="")
 
 
 def date_of(loaded: ResultFile) -> str:
@@ -169,21 +159,50 @@ def sweep_page(source: Source) -> dict:
             if changes:
                 rounds[f"{bench['name']} {step['from']} {step['to']}"] = changes
     first = source.files[0] if source.files else None
+    benchmarks = [{**bench, "steps": [with_text(s) for s in bench["steps"]],
+                   "from_anchor": [with_text(s) for s in bench["from_anchor"]],
+                   "first": next(format_time(m) for m in bench["medians"] if m is not None)}
+                  for bench in data["benchmarks"]]
+    sweep = sweep_from_json(json.dumps(data), source.paths[0])
+    grid = sweep_grid(sweep)  # the terminal's cells, and below its legend
     page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": data.get("anchor", sides[0]),
-            "min_effect": data["min_effect"], "benchmarks": data["benchmarks"], "selection": data.get("selection", []),
-            "left_out": data.get("left_out", {}), "machines": data.get("machines", {}),
+            "min_effect": data["min_effect"], "benchmarks": benchmarks, "grid": table_data(grid),
+            "legend": sweep_legend(sweep)[:1],  # the terminal's words for its cells and marks
+            "selection": table_data(Table.of(SELECTION, [with_text(s) for s in data.get("selection", [])])),
+            "summary": f"{len(sides)} {'commit' if data.get('commits') else 'release'}s, {len(benchmarks)} benchmarks, "
+                       f"anchor {data.get('anchor', sides[0])}, minimum effect {data['min_effect'] * 100:g}%",
+            "left_out": data.get("left_out", {}),
+            "machines": [f"{side}: {machine_text(m)}" for side, m in (data.get("machines") or {}).items()],
             "library": library_of(source.files), "rounds": rounds,
             "files": [loaded.path for loaded in source.files], "date": date_of(first) if first else ""}
     # A sweep of commits: in the order of its file's `commits` (the range's), the skipped ones among them.
     # A sweep of releases has neither key, and its page the data it always had.
     if data.get("commits"):
         page["commits"] = commit_rows(data["commits"], data["commits"], sides, data.get("left_out") or {})
+        page["commits_table"] = table_data(commits_table(page["commits"]))
     if data.get("history"):
         page["history"] = str(data["history"])
     return page
 
 
-def _step_rounds(by_label, name: str, before: str, after: str) -> list[float]:
+SELECTION = [column("step", "step", lambda s: f"{s['from']} -> {s['to']}", left=True),
+             column("text", "change [interval]", lambda s: s["text"]),
+             column("rounds", "rounds", lambda s: str(s["rounds"])),
+             column("benchmarks", "benchmarks", lambda s: str(s.get("benchmarks") or len(s.get("names") or []) or "-")),
+             column("verdict", "verdict", lambda s: s["verdict"], left=True)]
+
+
+def with_text(step: dict) -> dict:
+    """A step of a sweep's or bisection's JSON, with its change as the terminal prints it."""
+    change, low, high = step.get("change"), step.get("low"), step.get("high")
+    if change is None:
+        return {**step, "change_text": "-", "text": "-"}
+    share = f", {step['share'] * 100:.0f}% of the whole change" if isinstance(step.get("share"), int | float) else ""
+    return {**step, "change_text": format_change(change), "share_text": share,
+            "text": format_interval(change, -1.0 if low is None else low, math.inf if high is None else high)}
+
+
+def _step_rounds(by_label, name: str, before: str, after: str) -> dict:
     """The step's per-round changes, from a session that timed both sides (value i with value i)."""
     for base in by_label.get(before, []):
         for head in by_label.get(after, []):
@@ -191,8 +210,8 @@ def _step_rounds(by_label, name: str, before: str, after: str) -> list[float]:
                 continue
             b, h = base.get(name), head.get(name)
             if b is not None and h is not None:
-                return [number(math.expm1(x)) for x in round_estimates(runs_of(b.benchmark), runs_of(h.benchmark))]
-    return []
+                return rounds_data(round_estimates(runs_of(b.benchmark), runs_of(h.benchmark)))
+    return {}
 
 
 def library_of(files: Sequence[ResultFile]) -> str:
@@ -210,12 +229,47 @@ def bisect_page(source: Source) -> dict:
     versions = {str(v) for v in versions if v is not None}
     # Commits go in the range's order (`order`, oldest first); releases, which have none, by version.
     order = {str(label): index for index, label in enumerate(data.get("order") or [])}
-    page = {"kind": "bisect", "path": source.paths[0], **data,
+    steps = data.get("steps") or ([{"from": data["previous"], "to": data["changed_at"], "verdict": data["verdict"],
+                                    "change": data.get("change"), "low": data.get("low"), "high": data.get("high")}]
+                                  if data.get("changed_at") else [])  # a file of before bisect found several
+    page = {"kind": "bisect", "path": source.paths[0], **data, "steps": [with_text(step) for step in steps],
+            "sessions": [{**session, "steps": [with_text(step) for step in session["steps"]]}
+                         for session in data["sessions"]],
             "versions": sorted(versions, key=lambda v: (order.get(v, len(order)), _version_key(v)))}
+    page["ladder"] = table_data(ladder(page["versions"], page["sessions"]))
     if data.get("commits"):
         skipped = data.get("skipped") or {}
         page["commits"] = commit_rows(data["commits"], [*order, *data["commits"], *skipped], versions, skipped)
+        page["commits_table"] = table_data(commits_table(page["commits"]))
     return page
+
+
+def ladder(versions: list[str], sessions: list[dict]) -> Table:
+    """A row per session: the sides it timed (●), its steps and what it took; `rungs` in each row's data
+    say which cells lie inside its bracket and the verdict of the step into each (the page colours them)."""
+    table = Table([Column(v) for v in versions] + [Column("steps", left=True), Column("took")], corner="")
+    for index, session in enumerate(sessions, start=1):
+        sides = [str(side) for side in session["sides"]]
+        into = {step["to"]: step for step in session["steps"][:len(sides) - 1]}
+        inside = range(versions.index(sides[0]), versions.index(sides[-1]) + 1)
+        rungs = [{"inside": k in inside, "side": v in sides, "verdict": into[v]["verdict"] if v in into else "",
+                  "title": f"{v_step['from']} -> {v}: {v_step['verdict']}, {v_step['change_text']}"
+                  if (v_step := into.get(v)) else ""} for k, v in enumerate(versions)]
+        cells = [Cell(["●" if v in sides else ""]) for v in versions]
+        cells += [Cell([f"{s['from']} -> {s['to']}: {s['verdict']} {s['text']}, {s['rounds']} rounds"
+                        for s in session["steps"]]), Cell([f"{session['rounds']} rounds, {session['minutes']} min"])]
+        table.rows.append(Row(f"session {index}", cells, {"rungs": rungs}))
+    return table
+
+
+def commits_table(commits: list[dict]) -> Table:
+    """The commits of a sweep or bisection, each whether it was timed or why it was skipped."""
+    return Table([Column("date", left=True), Column("subject", left=True), Column("files changed"),
+                  Column("timed", left=True)],
+                 [Row(c["label"], [Cell([c["date"]]), Cell([c["subject"]]), Cell([str(len(c["files"]))]),
+                                   Cell([f"skipped: {c['skipped']}" if c["skipped"] is not None else
+                                         "timed" if c["timed"] else "-"])], {"sha": c["sha"], "files": c["files"]})
+                  for c in commits], corner="commit")
 
 
 def _version_key(text: str):
@@ -245,16 +299,19 @@ def commit_rows(commits: dict, order, timed, skipped: dict) -> list[dict]:
 
 
 def check_harness_page(source: Source) -> dict:
+    """check-harness's table as the terminal prints it (views/harness_table.py), from the panel's file."""
     data = source.data
-    rows = []
-    for name, entry in data["benchmarks"].items():
-        ways = {way: [number(v) for v in entry.get(way) or [] if isinstance(v, int | float)]
-                for way in ("run", "compare", "plain")}
-        rows.append({"name": name, "verdict": str(entry["verdict"]), "processes": ways,
-                     "medians": {way: number(statistics.median(values)) if values else None
-                                 for way, values in ways.items()}})
-    return {"kind": "check-harness", "path": source.paths[0], "tolerance": data.get("tolerance"),
-            "processes": data.get("processes"), "rows": rows}
+    benchmarks = data["benchmarks"]
+    timed = {way: {name: [v for v in entry.get(way) or [] if isinstance(v, int | float)]
+                   for name, entry in benchmarks.items()} for way in WAYS}
+    rows = harness_rows(list(benchmarks), timed, data.get("tolerance") or 0.0)
+    for row in rows:
+        row.verdict = str(benchmarks[row.name]["verdict"])  # the file's word, as the session gave it
+    processes, tolerance = data.get("processes") or "?", data.get("tolerance")
+    return {"kind": "check-harness", "path": source.paths[0],
+            "summary": f"{len(rows)} benchmarks, {processes} processes a way, tolerance "
+                       + ("?" if tolerance is None else format_percent(tolerance)),
+            "table": table_data(Table.of(harness_columns(), rows))}
 
 
 PAGES = {"run": run_page, "compare": compare_page, "sweep": sweep_page, "bisect": bisect_page,

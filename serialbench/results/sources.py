@@ -1,4 +1,4 @@
-"""The results a site shows: every file found, loaded through results/, grouped into what one page shows.
+"""The results a site shows (`serialbench html`): every file found, read, and grouped into what one page shows.
 
 A run file is a page (its memory companion joins it, results/files.py). The side files of one
 interleaved session belong together: two that no sweep claims are a compare, BASE and HEAD; a sweep's
@@ -11,7 +11,6 @@ of these, is named in one line and left out: the rest is built.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -22,7 +21,6 @@ from serialbench.core.errors import UsageError
 from serialbench.results import kinds
 from serialbench.results.files import ResultFile, load, memory_companion
 from serialbench.results.paths import safe_stem
-from serialbench.views.verdict_json import sweep_from_json
 
 
 @dataclass
@@ -63,8 +61,7 @@ def collect(inputs: Iterable[str | os.PathLike], say: Callable[[str], None]) -> 
                 else:
                     sources.append(Source("run", [str(path)], [loaded], notes=[note] if note else []))
             elif kind == kinds.SWEEP:
-                sweep_from_json(json.dumps(data), str(path))  # the checks of sweep --merge
-                sources.append(Source("sweep", [str(path)], data=data))
+                sources.append(Source("sweep", [str(path)], data=_checked_sweep(path, data)))
             elif kind == kinds.BISECT:
                 sources.append(Source("bisect", [str(path)], data=_checked_bisect(path, data)))
             elif kind == kinds.CHECK_HARNESS:
@@ -133,6 +130,16 @@ def _attach_sessions(sources: list[Source], sessions: dict[str, list[ResultFile]
         else:
             say(f"left out: {len(files)} side files of session {session} ({', '.join(f.path for f in files)}): "
                 "no sweep --json file in the inputs lists them")
+
+
+def _checked_sweep(path, data: dict) -> dict:
+    """The keys the page reads, there and of the right shape (its page reads the rest as --merge does)."""
+    if not isinstance(data.get("sides"), list) or not isinstance(data.get("benchmarks"), list) or not all(
+            isinstance(bench, dict) and {"name", "medians", "steps", "from_anchor"} <= bench.keys()
+            for bench in data["benchmarks"]):
+        raise UsageError(f"{path} is not a sweep's --json file (each benchmark needs its medians and steps); give "
+                         "the files that 'sweep --json FILE' wrote")
+    return data
 
 
 def _checked_bisect(path, data: dict) -> dict:
