@@ -1,6 +1,7 @@
 """Interpreters as sides: how a version is found, what a side needs, the refusals (an interpreter too
 old, a library missing), and an environment made for a bare interpreter, then reused."""
 
+import json
 import os
 import stat
 import subprocess
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from serialbench.core.errors import UsageError
 from serialbench.sides import environments, interpreters
 from serialbench.sides.checks import by_interpreter
 from serialbench.sides.selection import selection_distributions
@@ -107,7 +109,7 @@ def made(library, tmp_path_factory):
     listed = run_serialbench("cache", "list", env=env)
     for path in written_results(done.stderr) + written_results(again.stderr):
         os.remove(path)
-    return {"done": done, "again": again, "listed": listed, "env": env}
+    return {"done": done, "again": again, "listed": listed, "env": env, "cases": library["cases"]}
 
 
 @pytest.mark.slow
@@ -135,3 +137,26 @@ def test_cache_lists_and_prunes_the_environment(made):
     assert "toylib 1.0" in made["listed"].stdout and "python" in made["listed"].stdout
     pruned = run_serialbench("cache", "prune", "--all", env=made["env"])
     assert pruned.returncode == 0 and "removed python" in pruned.stdout
+
+
+@pytest.mark.slow
+def test_a_sweep_across_interpreters_names_each_by_its_version_and_an_a_a_flags_nothing(made, tmp_path):
+    base = Path(sys._base_executable)
+    (tmp_path / "again").symlink_to(base)  # the same interpreter by another path: an A/A sweep
+    done = run_serialbench("sweep", "--pythons", f"{base},{tmp_path / 'again'}", "--cases", made["cases"],
+                           "-b", "lib/toylib/float32/10K", "--rounds", "8", "--min-effect", "10",
+                           "--json", tmp_path / "sweep.json", env=made["env"])
+    for path in written_results(done.stderr):
+        os.remove(path)
+    assert done.returncode == 0, done.stderr
+    version = sys.version.split()[0]
+    header = done.stdout.splitlines()[0]
+    assert f"python {version} ({base})" in header and f"python {version} ({tmp_path / 'again'})" in header
+    assert "making an environment" not in done.stderr  # the fixture's, reused
+    rows = json.loads((tmp_path / "sweep.json").read_text())["benchmarks"]
+    assert rows and all(step["verdict"] not in ("slower", "faster") for row in rows for step in row["steps"])
+
+
+def test_an_interpreter_given_twice_is_refused():
+    with pytest.raises(UsageError, match="3.12 given twice"):
+        interpreters.parse_pythons("3.12,3.13,3.12")

@@ -8,7 +8,9 @@ per set of sides, when some refuse some benchmarks), a new order each round, wit
 rounds of compare. The verdicts are on each adjacent step, corrected across every step and
 benchmark (verdicts/steps.py); the table shows each release's change against the first, the anchor
 (views/sweep_table.py). `--shard K/N` times one part of the releases, with the anchor and the
-release before the part; `--merge` joins the parts' --json files into one table.
+release before the part; `--merge` joins the parts' --json files into one table. `--pythons
+3.11,3.12,3.13` sweeps interpreters instead, each with an environment made where it lacks the
+selection's libraries (sides/interpreters.py, sides/environments.py).
 """
 
 from __future__ import annotations
@@ -37,10 +39,10 @@ from serialbench.measure.session import Session, Settings
 from serialbench.results import kinds
 from serialbench.results.paths import safe_stem
 from serialbench.results.session_files import machine_metadata, write_session_files
-from serialbench.sides import commits, overlays, releases
-from serialbench.sides.building import check_commits, sides_with_overlays, with_environment
+from serialbench.sides import commits, environments, interpreters, overlays, releases
+from serialbench.sides.building import check_commits, sides_with_interpreters, sides_with_overlays, with_environment
 from serialbench.sides.checks import check_sides
-from serialbench.sides.selection import check_selection
+from serialbench.sides.selection import check_selection, selection_distributions
 from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import cases_repository, checkout, work_tree
 from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_rows
@@ -63,6 +65,10 @@ def arguments(cli: Parser) -> None:
                                                     "and the release before the part); join them with --merge")
     cli.add_argument("--merge", nargs="+", metavar="FILE", help="join the --json files of a sweep's parts into "
                                                                 "one table (no timing)")
+    cli.add_argument("--pythons", metavar="PY,PY,...",
+                     help="instead of SPECs, interpreters, in order (the first is the anchor): versions the machine "
+                          "has (3.11,3.12,3.13), commands or paths; one without the selection's libraries gets an "
+                          "environment made for it, at this environment's versions, cached")
     cli.add_argument("--revisions", metavar="A..B",
                      help="instead of SPECs, the revisions of the repository holding the cases (serialbench's own, "
                           "or --cases DIR's): A, then every commit after it on B's first-parent line, as asv run A..B")
@@ -85,10 +91,13 @@ def run(args, out: Output) -> int:
         sweep = merge(parts)
         return output(sweep, out, f"{len(parts)} parts merged; each step's verdict is from the part that timed "
                                    "both of its releases")
+    if args.pythons and (args.specs or args.revisions or args.shard):
+        raise UsageError("--pythons sweeps interpreters: give no SPEC, --revisions nor --shard with it "
+                         "(--with SPEC applies to every interpreter)")
     if args.revisions and (args.specs or args.shard):
         raise UsageError("--revisions sweeps the cases' own revisions: give no SPEC nor --shard with it "
                          "(--with SPEC applies to every revision)")
-    if not args.specs and not args.revisions:
+    if not args.specs and not args.revisions and not args.pythons:
         raise UsageError("give the sides to sweep: two SPECs or more, or a range such as 'tritonclient>=2.44,<=2.50' "
                          "or PATH@A..B (commits of a git repository)")
     settings = settings_from(args)
@@ -98,7 +107,10 @@ def run(args, out: Output) -> int:
     if not args.revisions:  # a revision of the cases may select what this work tree does not have
         check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)
     releases.use_index(args.index_url, args.find_links)
-    if args.revisions:
+    if args.pythons:
+        specs = releases.spread(interpreters.parse_pythons(args.pythons), args.steps)
+        history, described = "", {}
+    elif args.revisions:
         chosen = releases.spread(commits.expand_range(f"{cases_repository(args.case_dirs)}@{args.revisions}"),
                                  args.steps)
         specs = [commit.sha for commit in chosen]
@@ -109,7 +121,8 @@ def run(args, out: Output) -> int:
         described = check_commits(specs)  # every commit's package name, before anything is built
     if len(specs) < 2:
         raise UsageError(f"one side ({specs[0]}) is nothing to sweep: give two SPECs or more, or a range")
-    all_labels = list(described) if args.revisions else releases.labels(specs)
+    all_labels = (list(described) if args.revisions else interpreters.labels(specs) if args.pythons
+                  else releases.labels(specs))
     labels, own = all_labels, all_labels
     if shard:
         label_of = dict(zip(specs, all_labels))
@@ -173,8 +186,16 @@ def run(args, out: Output) -> int:
 @contextlib.contextmanager
 def sides_of(args, specs: list[str], labels: list[str], build, say):
     """The sides before they are checked, and those left out (label -> why): the work tree's cases
-    with an overlay per SPEC, or (--revisions) a worktree per revision of the cases, --with on each."""
+    with an overlay per SPEC, or (--pythons) in each interpreter, or (--revisions) a worktree per
+    revision of the cases, --with on each."""
     payloads = payload_arguments(args.payloads)
+    if args.pythons:
+        needs = environments.pinned(selection_distributions(args.case_dirs, args.patterns, args.tier, args.input,
+                                                             args.payloads))
+        with work_tree(args.case_dirs) as tree:
+            yield sides_with_interpreters(dataclasses.replace(tree, payloads=payloads), specs, labels,
+                                          args.with_specs, needs, say, build)
+        return
     if not args.revisions:
         with work_tree(args.case_dirs) as tree:
             tree = dataclasses.replace(tree, payloads=payloads)

@@ -77,3 +77,20 @@ def sides_with_overlays(tree: Side, labels: Sequence[str], specs: Sequence[Seque
             left_out[label] = getattr(exc, "why", str(exc))
             say(f"{label}: left out: {left_out[label]}")
     return sides, left_out
+
+
+def sides_with_interpreters(tree: Side, pythons: Sequence[str], labels: Sequence[str], specs: Sequence[str],
+                            needs: Sequence[str], say: Callable[[str], None],
+                            build: commits.Build = commits.DECLARED_ONLY) -> tuple[list[Side], dict[str, str]]:
+    """One side per interpreter (sweep --pythons), each with an environment made where it lacks what
+    the selection needs, and --with's overlay; one that cannot be made is named, left out, and the
+    others go on. Returns (sides, left out: label -> why)."""
+    sides, left_out = [], {}
+    for label, python in zip(labels, pythons):
+        try:
+            sides.append(with_environment(dataclasses.replace(tree, label=label), python, specs, say, build, needs,
+                                          "--pythons"))
+        except UsageError as exc:
+            left_out[label] = getattr(exc, "why", str(exc))
+            say(f"{label}: left out: {left_out[label]}")
+    return sides, left_out

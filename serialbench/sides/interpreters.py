@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,3 +106,22 @@ def missing(python: str, distributions: list[str]) -> list[str]:
     if done.returncode != 0:
         return list(distributions)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def parse_pythons(given: str) -> list[str]:
+    """sweep --pythons '3.11,3.12,3.13' (versions, commands or paths): the interpreters, in order."""
+    pythons = [word.strip() for word in given.split(",") if word.strip()]
+    if len(pythons) < 2:
+        raise UsageError(f"--pythons {given!r}: give two interpreters or more, comma-separated: versions the machine "
+                         "has (3.11,3.12,3.13), commands on PATH or paths")
+    twice = [python for python in dict.fromkeys(pythons) if pythons.count(python) > 1]
+    if twice:
+        raise UsageError(f"--pythons {given!r}: {', '.join(twice)} given twice; give each interpreter once")
+    return pythons
+
+
+def labels(pythons: Sequence[str]) -> list[str]:
+    """Each interpreter's column in a sweep: 'python 3.13.0' (with what was given, where two are one version)."""
+    versions = [find(given, f"--pythons {given}").version for given in pythons]
+    return [f"python {version}" if versions.count(version) == 1 else f"python {version} ({given})"
+            for version, given in zip(versions, pythons)]
