@@ -119,7 +119,7 @@ def test_the_first_side_makes_the_environment_and_says_how_long_the_second_reuse
     lines = done.stderr.splitlines()
     assert sum("making an environment for python" in line for line in lines) == 1
     assert any(line.startswith("BASE: environment made in ") for line in lines)
-    assert any(line.startswith("HEAD: python ") and "(cached environment " in line for line in lines)
+    assert any(line.startswith("HEAD: numpy ") and "(cached environment " in line for line in lines)
     assert made["again"].returncode == 0, made["again"].stderr
     assert "making an environment" not in made["again"].stderr and "cached environment" in made["again"].stderr
 
@@ -160,3 +160,16 @@ def test_a_sweep_across_interpreters_names_each_by_its_version_and_an_a_a_flags_
 def test_an_interpreter_given_twice_is_refused():
     with pytest.raises(UsageError, match="3.12 given twice"):
         interpreters.parse_pythons("3.12,3.13,3.12")
+
+
+@pytest.mark.slow
+def test_a_version_the_interpreter_cannot_install_gives_way_to_the_closest_below_it(library, tmp_path, monkeypatch):
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    os.link(library["v1"], wheels / Path(library["v1"]).name)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "env")], check=True)
+    python = tmp_path / "env" / "bin" / "python"
+    assert environments.install(python, ["toylib==3.0"], "3.11") == {"toylib==3.0": "toylib 1.0"}
+    assert environments.versions_in(python, ["toylib"]) == {"toylib": "1.0"}

@@ -98,8 +98,7 @@ def made(interpreter: Interpreter, requirements: Sequence[str], label: str, say:
     if (directory / overlays.MANIFEST).exists():
         os.utime(directory / overlays.MANIFEST)  # its last use, for `cache list` and `cache prune`
         manifest = json.loads((directory / overlays.MANIFEST).read_text())
-        say(f"{label}: python {interpreter.version} with {', '.join(manifest['installed'])} "
-            f"(cached environment {directory})")
+        say(f"{label}: {', '.join(manifest['installed'])} (cached environment {directory})")
         return str(python)
     tool = "uv" if shutil.which("uv") else "venv and pip"
     say(f"{label}: making an environment for python {interpreter.version} ({interpreter.path}) with "
