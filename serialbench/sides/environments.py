@@ -130,8 +130,23 @@ def create(base: str, directory: Path) -> None:
 
 def installer(python: Path) -> list[str]:
     if shutil.which("uv"):
-        return ["uv", "pip", "install", "--quiet", "--python", str(python)]
+        return ["uv", "pip", "install", "--quiet", "--python", str(python), *pip_settings_for_uv()]
     return [str(python), "-m", "pip", "install", "--quiet", "--no-input", "--disable-pip-version-check"]
+
+
+def pip_settings_for_uv() -> list[str]:
+    """pip's index settings from the environment (--index-url and --find-links set them for every pip
+    serialbench starts, sides/releases.py) as uv's options: uv reads no PIP_ variable."""
+    options = []
+    if os.environ.get("PIP_NO_INDEX", "").lower() in ("1", "true", "yes", "on"):
+        options.append("--no-index")
+    if os.environ.get("PIP_INDEX_URL"):
+        options += ["--index-url", os.environ["PIP_INDEX_URL"]]
+    for url in os.environ.get("PIP_EXTRA_INDEX_URL", "").split():
+        options += ["--extra-index-url", url]
+    for link in os.environ.get("PIP_FIND_LINKS", "").split():
+        options += ["--find-links", link]
+    return options
 
 
 def install(python: Path, requirements: list[str], version: str) -> dict[str, str]:
