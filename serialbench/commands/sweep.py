@@ -99,7 +99,7 @@ def run(args, out: Output) -> int:
                          "(--with SPEC applies to every revision)")
     if not args.specs and not args.revisions and not args.pythons:
         raise UsageError("give the sides to sweep: two SPECs or more, or a range such as 'tritonclient>=2.44,<=2.50' "
-                         "or PATH@A..B (commits of a git repository)")
+                         "or PATH@A..B (commits of a git repository), or --pythons 3.11,3.12,3.13 (interpreters)")
     settings = settings_from(args)
     min_effect = options.min_effect(args)
     shard = releases.parse_shard(args.shard)
