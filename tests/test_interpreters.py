@@ -15,6 +15,7 @@ from serialbench.sides import environments, interpreters
 from serialbench.sides.checks import by_interpreter
 from serialbench.sides.selection import selection_distributions
 from serialbench.sides.sides import Checked, Side
+from tests import toys
 from tests.helpers import PROJECT_ROOT, assert_one_line_usage_error, run_serialbench, written_results
 
 
@@ -88,18 +89,13 @@ def test_a_side_whose_interpreter_lacks_numpy_names_it_and_the_command_that_inst
 @pytest.fixture(scope="module")
 def made(library, tmp_path_factory):
     """An A/A of this interpreter's base against itself on a toy library that the base lacks: the
-    first side makes the environment (numpy from the machine's wheels, toylib from the test's), the
-    second reuses it. One environment for the module: making one takes seconds."""
+    first side makes the environment (numpy and toylib from the test's wheels, no index), the second
+    reuses it. One environment for the module: making one takes seconds."""
     base = Path(sys._base_executable)
-    if interpreters.missing(str(base), ["numpy"]) or not interpreters.missing(str(base), ["toylib"]):
-        pytest.skip(f"{base} lacks numpy (its wheel would come from an index) or has toylib")
+    if not interpreters.missing(str(base), ["toylib"]):
+        pytest.skip(f"{base} has toylib installed: nothing to make")
     wheels = tmp_path_factory.mktemp("wheels")
-    numpy_file = next(Path(sys.modules["numpy"].__file__).parent.parent.glob("numpy-*.dist-info"))
-    download = subprocess.run([str(base), "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-d",
-                               str(wheels), f"numpy=={numpy_file.name.split('-')[1].removesuffix('.dist')}"],
-                              capture_output=True, text=True)
-    if download.returncode != 0:
-        pytest.skip(f"numpy's wheel is not at hand: {download.stderr.strip().splitlines()[-1:]}")
+    toys.repacked_wheel("numpy", wheels)  # this environment's numpy, as a wheel: no index is read
     os.link(library["v1"], wheels / Path(library["v1"]).name)
     env = {**library["env"], "PIP_FIND_LINKS": str(wheels)}
     done = run_serialbench("compare", "--base-python", base, "--head-python", base, "--cases", library["cases"],
