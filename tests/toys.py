@@ -98,6 +98,22 @@ def make_wheel(directory, version, extra_copies):
     return path
 
 
+def repacked_wheel(distribution, directory):
+    """A wheel of a distribution installed in this environment, zipped from its installed files (its
+    RECORD lists them): pip installs it elsewhere with no index, as a downloaded wheel."""
+    from importlib import metadata
+
+    found = metadata.distribution(distribution)
+    tag = next(line.split(":", 1)[1].strip() for line in found.read_text("WHEEL").splitlines()
+               if line.startswith("Tag:"))
+    path = directory / f"{found.metadata['Name'].replace('-', '_')}-{found.version}-{tag}.whl"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as wheel:
+        for file in found.files:
+            if file.suffix != ".pyc" and not str(file).startswith("..") and file.locate().is_file():  # no scripts
+                wheel.write(file.locate(), str(file))
+    return path
+
+
 def broken_wheel(directory, version):
     """A release whose import fails as protobuf 4.25.9 fails under newer generated code."""
     path = make_wheel(directory, version, 0)

@@ -1,5 +1,6 @@
 """`python -m serialbench cache list|prune`: the library overlays that --with, compare's --*-with, sweep
-and bisect installed (sides/overlays.py), and the wheels built of commits (sides/commits.py),
+and bisect installed (sides/overlays.py), the wheels built of commits (sides/commits.py), and the
+environments made for bare interpreters (--*-python, sweep --pythons; sides/environments.py),
 kept in the user's cache directory so that the next call installs (or builds) nothing. `list` shows
 each with its size, specs and last use (views/cache_table.py); `prune` removes those unused for
 --keep-days, or the least recently used until the cache fits --max-size.
@@ -12,11 +13,12 @@ import argparse
 from serialbench.commands.contract import Output, Parser
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_bytes
-from serialbench.sides import commits, overlays
+from serialbench.sides import commits, environments, overlays
 from serialbench.views.cache_table import describe, listing
 
-DESCRIPTION = ("List or prune the library overlays installed for --with, compare's --*-with, sweep and bisect, and "
-               "the wheels built of commits (in $XDG_CACHE_HOME/serialbench/overlays and .../builds, by default "
+DESCRIPTION = ("List or prune the library overlays installed for --with, compare's --*-with, sweep and bisect, "
+               "the wheels built of commits, and the environments made for interpreters (in "
+               "$XDG_CACHE_HOME/serialbench/overlays, .../builds and .../environments, by default "
                "~/.cache/serialbench/).")
 
 
@@ -36,7 +38,7 @@ def arguments(cli: Parser) -> None:
 def run(args, out: Output) -> int:
     if args.action is None:
         raise UsageError("give an action: 'cache list' or 'cache prune --keep-days N | --max-size MB | --all'")
-    cached = overlays.cached_overlays([commits.builds_root()])
+    cached = overlays.cached_overlays([commits.builds_root(), environments.environments_root()])
     if args.action == "list":
         out.print(listing(cached))
         return 0

@@ -31,10 +31,10 @@ from serialbench.commands.options import (
     settings_from,
 )
 from serialbench.core.errors import UsageError
-from serialbench.sides import commits, overlays
+from serialbench.sides import commits, environments, overlays
 from serialbench.sides.building import check_commits, with_environment
 from serialbench.sides.checks import check_sides, common_benchmarks
-from serialbench.sides.selection import check_selection
+from serialbench.sides.selection import check_selection, selection_distributions
 from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import checkout, work_tree
 
@@ -54,11 +54,13 @@ def prepared_sides(args, say: Callable[[str], None]) -> Iterator[tuple[Side, Sid
     else:
         context = work_tree(args.case_dirs)
     build = options.build_from(args)
+    needs = environments.pinned(selection_distributions(args.case_dirs, args.patterns, args.tier, args.input,
+                                                         args.payloads)) if args.base_python or args.head_python else ()
     with context as found:
         trees = found if args.base is not None else [dataclasses.replace(found, label=label)
                                                      for label in ("BASE", "HEAD")]
         sides = [with_environment(dataclasses.replace(side, payloads=payload_arguments(args.payloads)), python, specs,
-                                  say, build)
+                                  say, build, needs, f"--{side.label.lower()}-python")
                  for side, python, specs in zip(trees, (args.base_python, args.head_python),
                                                 (args.base_with, args.head_with))]
         yield sides[0], sides[1]
@@ -74,7 +76,10 @@ def arguments(cli: Parser) -> None:
         cli.add_argument(f"--{side}-with", action="append", default=[], metavar="SPEC",
                          help=f"install SPEC for {side.upper()} only, first on its sys.path (repeatable): "
                               + overlays.SPEC_HELP)
-        cli.add_argument(f"--{side}-python", metavar="PY", help=f"run {side.upper()}'s workers with this interpreter")
+        cli.add_argument(f"--{side}-python", metavar="PY",
+                         help=f"run {side.upper()}'s workers with this interpreter: a path, a command, or a "
+                              "version the machine has (3.13); one without the selection's libraries gets an "
+                              "environment made for it, cached")
     cli.add_argument("--patch", metavar="PATH[@REV]",
                      help="a library's uncommitted change against the commit it started from: BASE builds PATH "
                           "(a clone, or its package's folder inside one) at REV (default HEAD), HEAD its work tree "

@@ -8,8 +8,10 @@ per set of sides, when some refuse some benchmarks), a new order each round, wit
 rounds of compare. The verdicts are on each adjacent step, corrected across every step and
 benchmark (verdicts/steps.py); the table shows each release's change against the first, the anchor
 (views/sweep_table.py). `--shard K/N` times one part of the releases, with the anchor and the
-release before the part; `--merge` joins the parts' --json files into one table. The plan (the SPECs
-to sides, their names and groups) is sides/sweep_plan.py's; this command times a session a group.
+release before the part; `--merge` joins the parts' --json files into one table. `--pythons
+3.11,3.12,3.13` sweeps interpreters instead, each with an environment made where it lacks the
+selection's libraries. The plan (the SPECs to sides, their names and groups) is sides/sweep_plan.py's;
+this command times a session a group.
 """
 
 from __future__ import annotations
@@ -34,9 +36,9 @@ from serialbench.measure.session import share_of
 from serialbench.results import kinds
 from serialbench.results.paths import safe_stem
 from serialbench.results.session_files import machines, write_session_files
-from serialbench.sides import overlays, releases, sweep_plan
+from serialbench.sides import environments, overlays, releases, sweep_plan
 from serialbench.sides.checks import check_sides
-from serialbench.sides.selection import check_selection
+from serialbench.sides.selection import check_selection, selection_distributions
 from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_from_json, sweep_rows
 from serialbench.views.progress import budget_line, session_round_line
 from serialbench.views.sweep_table import format_sweep, listed, markdown_sweep
@@ -57,6 +59,10 @@ def arguments(cli: Parser) -> None:
                                                     "and the release before the part); join them with --merge")
     cli.add_argument("--merge", nargs="+", metavar="FILE", help="join the --json files of a sweep's parts into "
                                                                 "one table (no timing)")
+    cli.add_argument("--pythons", metavar="PY,PY,...",
+                     help="instead of SPECs, interpreters, in order (the first is the anchor): versions the machine "
+                          "has (3.11,3.12,3.13), commands or paths; one without the selection's libraries gets an "
+                          "environment made for it, at this environment's versions, cached")
     cli.add_argument("--revisions", metavar="A..B",
                      help="instead of SPECs, the revisions of the repository holding the cases (serialbench's own, "
                           "or --cases DIR's): A, then every commit after it on B's first-parent line, as asv run A..B")
@@ -81,12 +87,15 @@ def run(args, out: Output) -> int:
         sweep = merge(parts)
         return output(sweep, out, f"{len(parts)} parts merged; each step's verdict is from the part that timed "
                                    "both of its releases")
+    if args.pythons and (args.specs or args.revisions or args.shard):
+        raise UsageError("--pythons sweeps interpreters: give no SPEC, --revisions nor --shard with it "
+                         "(--with SPEC applies to every interpreter)")
     if args.revisions and (args.specs or args.shard):
         raise UsageError("--revisions sweeps the cases' own revisions: give no SPEC nor --shard with it "
                          "(--with SPEC applies to every revision)")
-    if not args.specs and not args.revisions:
+    if not args.specs and not args.revisions and not args.pythons:
         raise UsageError("give the sides to sweep: two SPECs or more, or a range such as 'tritonclient>=2.44,<=2.50' "
-                         "or PATH@A..B (commits of a git repository)")
+                         "or PATH@A..B (commits of a git repository), or --pythons 3.11,3.12,3.13 (interpreters)")
     settings = settings_from(args)
     min_effect = options.min_effect(args)
     shard = releases.parse_shard(args.shard)
@@ -94,12 +103,14 @@ def run(args, out: Output) -> int:
     if not args.revisions:  # a revision of the cases may select what this work tree does not have
         check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)
     releases.use_index(args.index_url, args.find_links)
-    plan = sweep_plan.plan(args.specs, args.revisions, args.case_dirs, args.steps, shard, say)
+    plan = sweep_plan.plan(args.specs, args.revisions, args.pythons, args.case_dirs, args.steps, shard, say)
     specs, labels, own, all_labels = plan.specs, plan.labels, plan.own, plan.all_labels
     interrupt_on_sigterm()
     started = time.monotonic()
-    with sweep_plan.sides_of(specs, labels, args.revisions, args.case_dirs, payload_arguments(args.payloads),
-                             args.with_specs, build, say) as (sides, left_out):
+    needs = environments.pinned(selection_distributions(args.case_dirs, args.patterns, args.tier, args.input,
+                                                         args.payloads)) if args.pythons else None
+    with sweep_plan.sides_of(specs, labels, args.revisions, args.pythons, args.case_dirs,
+                             payload_arguments(args.payloads), args.with_specs, needs, build, say) as (sides, left_out):
         checked = check_sides(sides, filters(args.patterns, args.tier, args.input), say)
         usable, named_again = sweep_plan.usable(checked, specs, shard, left_out, say)
         if named_again:

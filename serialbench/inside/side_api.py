@@ -21,6 +21,14 @@ class SideRefused(Exception):
     """The side's serialbench speaks no worker API that this worker can use."""
 
 
+class MissingLibrary(SideRefused):
+    """The side's interpreter lacks a library its serialbench imports (numpy): nothing is too old."""
+
+    def __init__(self, module: str):
+        super().__init__(f"its interpreter has no module {module!r}")
+        self.module = module
+
+
 class CatalogLayout:
     """Worker API 1 over a revision from just before it: the same functions, under the names they had."""
 
@@ -53,16 +61,25 @@ def load():
     """The side's worker API (a module, or the adapter), or SideRefused."""
     try:
         from serialbench.catalog import worker_api
-    except ImportError:
+    except ImportError as exc:
+        missing_library(exc)
         try:
             return CatalogLayout()
         except ImportError as exc:
+            missing_library(exc)
             raise SideRefused(f"its serialbench has no worker API (serialbench.catalog.worker_api) and is older "
                               f"than the {ADAPTER}: {exc}") from None
     if worker_api.VERSION not in SPOKEN:
         raise SideRefused(f"its serialbench speaks worker API {worker_api.VERSION}; this worker speaks "
                           f"{', '.join(map(str, SPOKEN))}: compare with the newer serialbench")
     return worker_api
+
+
+def missing_library(exc: ImportError) -> None:
+    """MissingLibrary when the import failed for want of a library, not of a part of serialbench."""
+    module = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+    if module and module.split(".")[0] != "serialbench":
+        raise MissingLibrary(module) from None
 
 
 def name(api) -> str:

@@ -8,7 +8,8 @@ smallest tier: that imports the case's libraries and its generated code (where a
 or too new for the gencode fails), builds the op and checks the round trip, as the first round
 would, in milliseconds. It prints one JSON line: {"listed": [names], "why": why it lists nothing,
 "left_out": [lines on cases whose libraries are missing], "failed": {name: cause}, "libraries": [the
-selected cases' distributions], "versions": {distribution: version}, "python": version}.
+selected cases' distributions], "versions": {distribution: version}, "python": version}; a side whose
+interpreter lacks a library its serialbench imports answers {"missing": module} with the refusal.
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ def check(names, worker) -> tuple[dict[str, str], list[str]]:
 def answer(config) -> dict:
     try:
         api = side_api.load()
+    except side_api.MissingLibrary as exc:
+        return {"listed": [], "why": str(exc), "left_out": [], "missing": exc.module}
     except side_api.SideRefused as exc:
         return {"listed": [], "why": f"it cannot be timed: {exc}", "left_out": []}
     try:

@@ -9,16 +9,20 @@ import shutil
 from collections.abc import Callable, Sequence
 
 from serialbench.core.errors import UsageError
-from serialbench.sides import commits, overlays
+from serialbench.sides import commits, environments, interpreters, overlays
 from serialbench.sides.sides import Side
 
 
 def with_environment(side: Side, python: str | None, specs: Sequence[str], say: Callable[[str], None],
-                     build: commits.Build = commits.DECLARED_ONLY) -> Side:
+                     build: commits.Build = commits.DECLARED_ONLY, needs: Sequence[str] = (),
+                     flag: str = "") -> Side:
+    """The side with its interpreter (an environment made for it where it lacks what `needs` names:
+    pinned requirements, environments.pinned) and the overlay of its specs."""
     if python:
-        python = resolve_python(python)
-        side = dataclasses.replace(side, python=python,
-                                   python_version=overlays.interpreter_identity(python)["version"].split()[0])
+        interpreter = interpreters.find(python, f"{flag or side.label} {python}")
+        path = environments.for_side(interpreter, needs, side.label, flag or "--python", say) if needs else \
+            interpreter.path
+        side = dataclasses.replace(side, python=path, python_version=interpreter.version)
     if specs:
         directory, installed, fresh = overlays.overlay(installable(specs, side.python, build, say), side.python, say)
         if not fresh:
@@ -72,4 +76,21 @@ def sides_with_overlays(tree: Side, labels: Sequence[str], specs: Sequence[Seque
         except UsageError as exc:
             left_out[label] = getattr(exc, "why", str(exc))
             say(f"{label}: left out: {left_out[label]}{getattr(exc, 'note', '')}")
+    return sides, left_out
+
+
+def sides_with_interpreters(tree: Side, pythons: Sequence[str], labels: Sequence[str], specs: Sequence[str],
+                            needs: Sequence[str], say: Callable[[str], None],
+                            build: commits.Build = commits.DECLARED_ONLY) -> tuple[list[Side], dict[str, str]]:
+    """One side per interpreter (sweep --pythons), each with an environment made where it lacks what
+    the selection needs, and --with's overlay; one that cannot be made is named, left out, and the
+    others go on. Returns (sides, left out: label -> why)."""
+    sides, left_out = [], {}
+    for label, python in zip(labels, pythons):
+        try:
+            sides.append(with_environment(dataclasses.replace(tree, label=label), python, specs, say, build, needs,
+                                          "--pythons"))
+        except UsageError as exc:
+            left_out[label] = getattr(exc, "why", str(exc))
+            say(f"{label}: left out: {left_out[label]}")
     return sides, left_out

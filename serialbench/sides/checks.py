@@ -11,10 +11,12 @@ import json
 import re
 import subprocess
 from collections.abc import Callable, Sequence
+from importlib import metadata
 
 from serialbench.catalog.inputs import INPUT_KINDS
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import last_line
+from serialbench.sides import environments
 from serialbench.sides.building import sides_with_overlays
 from serialbench.sides.naming import name_sides
 from serialbench.sides.sides import Checked, Side
@@ -35,10 +37,24 @@ def check_side(side: Side, filters: dict, list_only: bool = False) -> Checked:
     except (IndexError, ValueError):
         why = last_line(done.stderr).removeprefix(ERROR_PREFIX) or f"the check exited with status {done.returncode}"
         return Checked(side, [], why=why)
+    if answer.get("missing"):
+        return Checked(side, [], why=missing_library(side, answer["missing"]))
     if answer.get("libraries"):
         side = dataclasses.replace(side, libraries=tuple(answer["libraries"]))
     return Checked(side, answer["listed"], answer.get("failed", {}), answer["why"], answer.get("versions", {}),
-                   answer["left_out"])
+                   answer["left_out"], answer.get("python", ""))
+
+
+def missing_library(side: Side, module: str) -> str:
+    """Why a side whose interpreter lacks a library cannot run, and what to do: the distribution
+    that provides the module (at this environment's version), installed there; or a bare interpreter,
+    for which serialbench makes an environment (sides/environments.py)."""
+    top = module.split(".")[0]
+    distribution = (metadata.packages_distributions().get(top) or [top])[0]
+    requirement = environments.pinned([distribution])[0]
+    return (f"its interpreter has no module {module!r}: install {distribution} there ({side.python} -m pip install "
+            f"{requirement}), or give a bare interpreter (a version such as 3.13, or its path) and serialbench "
+            "makes an environment with what the selection needs")
 
 
 def check_sides(sides: Sequence[Side], filters: dict, say: Callable[[str], None]) -> list[Checked]:
@@ -51,7 +67,16 @@ def check_sides(sides: Sequence[Side], filters: dict, say: Callable[[str], None]
         for line in refusal_lines(side.label, item.failed, item.listed):
             say(line)
         checked.append(item)
-    return name_sides(checked)
+    return name_sides(by_interpreter(checked))
+
+
+def by_interpreter(checked: Sequence[Checked]) -> list[Checked]:
+    """Where an interpreter was given for a side, every side named by its interpreter too: the side
+    that runs this process's is 'python 3.11.7' beside 'python 3.13.0', not its commit alone."""
+    if not any(item.side.python_version for item in checked):
+        return list(checked)
+    return [dataclasses.replace(item, side=dataclasses.replace(item.side, python_version=item.python))
+            if item.python and not item.side.python_version else item for item in checked]
 
 
 def refusal_lines(label: str, failed: dict[str, str], listed: Sequence[str]) -> list[str]:

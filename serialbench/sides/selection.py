@@ -32,3 +32,40 @@ def check_selection(case_dirs: Sequence[str], patterns: Sequence[str], tiers: st
             raise UsageError(f"-b {pattern!r} matches no benchmark at --tier {','.join(tier_list)} and --input "
                              f"{','.join(input_list)}; names are FORMAT/IMPL/INPUT/TIER, "
                              "see 'python -m serialbench list'")
+
+
+# What the inputs are made with, in every side: numpy for the arrays, Pillow for the PNG byte strings
+# (catalog/inputs.py), ml_dtypes for a --payload's bfloat16 (catalog/payloads.py).
+INPUT_LIBRARIES = ("numpy",)
+BYTES_LIBRARIES = ("pillow",)
+PAYLOAD_LIBRARIES = ("ml_dtypes",)
+
+
+def selection_distributions(case_dirs: Sequence[str], patterns: Sequence[str], tiers: str | None,
+                            inputs: str | None, payloads: Sequence[str] = ()) -> list[str]:
+    """The distributions a side needs to run the selection, as this work tree's catalog declares them:
+    the inputs' libraries and each selected case's `libraries` (a decoder's source case's too)."""
+    from serialbench.catalog.discovery import discover
+    from serialbench.catalog.inputs import ARRAY, INPUT_KINDS, TIERS, default_inputs
+    from serialbench.catalog.payloads import parse_payloads
+    from serialbench.catalog.registry import all_benchmarks, name_matches
+    from serialbench.catalog.registry import case_dirs as directories
+    from serialbench.core.parsing import parse_words
+
+    sources = parse_payloads(payloads)
+    tier_list = parse_words(tiers, list(TIERS), "tier") or list(TIERS)
+    input_list = parse_words(inputs, list(INPUT_KINDS), "input") or ([] if sources else default_inputs())
+    cases = discover(directories(case_dirs), lambda message: None)
+    chosen = [bench for bench in all_benchmarks(cases, input_list, tier_list, sources)
+              if not patterns or any(name_matches(bench.name, pattern) for pattern in patterns)]
+    found = list(INPUT_LIBRARIES)
+    if any(bench.input in INPUT_KINDS and INPUT_KINDS[bench.input].form != ARRAY for bench in chosen):
+        found += BYTES_LIBRARIES
+    if sources:
+        found += PAYLOAD_LIBRARIES
+    for bench in chosen:
+        source = [case for case in cases if bench.case.source and case.format == bench.case.format
+                  and case.impl == bench.case.source and not case.source]
+        for case in [bench.case, *source]:
+            found += case.libraries
+    return list(dict.fromkeys(found))

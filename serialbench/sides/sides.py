@@ -90,6 +90,7 @@ class Checked:
     why: str = ""  # why it lists nothing
     versions: dict[str, str] = field(default_factory=dict)  # distribution -> version it imported
     left_out: list[str] = field(default_factory=list)  # its cases left out: a library is not installed
+    python: str = ""  # the version of the interpreter it ran in: '3.13.0'
 
     @property
     def runnable(self) -> list[str]:

@@ -10,8 +10,8 @@ import dataclasses
 import sys
 
 from serialbench.core.errors import UsageError
-from serialbench.sides import commits, releases
-from serialbench.sides.building import check_commits, sides_with_overlays, with_environment
+from serialbench.sides import commits, interpreters, releases
+from serialbench.sides.building import check_commits, sides_with_interpreters, sides_with_overlays, with_environment
 from serialbench.sides.commits import Commit
 from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import cases_repository, checkout, work_tree
@@ -31,10 +31,13 @@ class Plan:
     described: dict[str, Commit]
 
 
-def plan(given: list[str], revisions: str | None, case_dirs: list[str], steps: int | None,
+def plan(given: list[str], revisions: str | None, pythons: str | None, case_dirs: list[str], steps: int | None,
          shard: tuple[int, int] | None, say) -> Plan:
-    """The sides of a sweep from its SPECs (or --revisions A..B), before any is built."""
-    if revisions:
+    """The sides of a sweep from its SPECs (or --revisions A..B, or --pythons), before any is built."""
+    if pythons:
+        specs = releases.spread(interpreters.parse_pythons(pythons), steps)
+        history, described = "", {}
+    elif revisions:
         chosen = releases.spread(commits.expand_range(f"{cases_repository(case_dirs)}@{revisions}"), steps)
         specs = [commit.sha for commit in chosen]
         history, described = f"{revisions} of the cases (first-parent)", {c.label: c for c in chosen}
@@ -44,7 +47,8 @@ def plan(given: list[str], revisions: str | None, case_dirs: list[str], steps: i
         described = check_commits(specs)  # every commit's package name, before anything is built
     if len(specs) < 2:
         raise UsageError(f"one side ({specs[0]}) is nothing to sweep: give two SPECs or more, or a range")
-    all_labels = list(described) if revisions else releases.labels(specs)
+    all_labels = (list(described) if revisions else interpreters.labels(specs) if pythons
+                  else releases.labels(specs))
     labels, own = all_labels, all_labels
     if shard:
         label_of = dict(zip(specs, all_labels))
@@ -55,10 +59,16 @@ def plan(given: list[str], revisions: str | None, case_dirs: list[str], steps: i
 
 
 @contextlib.contextmanager
-def sides_of(specs: list[str], labels: list[str], revisions: str | None, case_dirs: list[str], payloads, with_specs,
-             build, say):
+def sides_of(specs: list[str], labels: list[str], revisions: str | None, pythons: str | None, case_dirs: list[str],
+             payloads, with_specs, needs, build, say):
     """The sides before they are checked, and those left out (label -> why): the work tree's cases
-    with an overlay per SPEC, or (--revisions) a worktree per revision of the cases, --with on each."""
+    with an overlay per SPEC, or (--pythons) in each interpreter, with an environment made where it
+    lacks what the selection `needs`, or (--revisions) a worktree per revision of the cases, --with on each."""
+    if pythons:
+        with work_tree(case_dirs) as tree:
+            yield sides_with_interpreters(dataclasses.replace(tree, payloads=payloads), specs, labels, with_specs,
+                                          needs, say, build)
+        return
     if not revisions:
         with work_tree(case_dirs) as tree:
             tree = dataclasses.replace(tree, payloads=payloads)
