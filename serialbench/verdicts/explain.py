@@ -7,14 +7,13 @@ appeared or vanished. pprof's `-diff_base` is the model: two profiles, one table
 shrank, in the profile's units.
 
 The shares add up to the verdict's change. Each side's profile is scaled to that side's measured
-cost per op (measured / the profile's own per-op cost: under cProfile, the wall time of the profiled
-calls, the profiler's cost included), so that its functions' own costs plus what the profile
-attributes to no function (the loop around the op, the profiler's entry and exit) are the measured
-cost. Then the functions' changes plus the unexplained change are HEAD's measured cost minus BASE's,
-exactly. cProfile adds a fixed cost to every Python-level call, which the scaling spreads over the
-functions by their time: a function called many times an op reads dearer than it is. C code that a
-C function calls (numpy's loops, a Cython extension's internals) is in the calling C function's own
-time; callgrind's counts name it.
+cost per op (measured / the profile's own per-op cost: under cProfile, the op timed without the
+profiler in the profiling process, on the session's clock; the profiler's own cost per call is
+already out of every function, inside/profile_worker.py), so that its functions' own costs plus what
+the profile attributes to no function (the loop around the op, and the error of taking the
+profiler's cost out) are the measured cost. Then the functions' changes plus the unexplained change
+are HEAD's measured cost minus BASE's, exactly. C code that a C function calls (numpy's loops, a
+Cython extension's internals) is in the calling C function's own time; callgrind's counts name it.
 
 Functions are matched across the sides by file and name (the n-th of that name in its file, by line,
 for methods of one name in one file), not by line, so that a function that moved within its file

@@ -18,7 +18,7 @@ from serialbench.views import columns as table
 from serialbench.views.columns import COUNT_DIGITS, Column, column, number
 from serialbench.views.verdict_table import change_text
 
-UNEXPLAINED = {"s": "cProfile's calls around the op and its entry and exit, at each side's scale",
+UNEXPLAINED = {"s": "the loop around the op, and the error of taking cProfile's own cost out of each call",
                "instructions": "outside every function callgrind names", "cycles": "outside every function"}
 
 
@@ -80,9 +80,9 @@ def note(explanation: Explanation) -> str:
     if explanation.unit != "s":
         return (f"counted by callgrind in {explanation.calls[0]:,} calls a side; own: in the function itself, "
                 "incl.: with what it calls")
-    return (f"cProfile, {explanation.calls[0]:,} and {explanation.calls[1]:,} calls, scaled to each side's median "
-            f"(x{explanation.scales[0]:.2f}, x{explanation.scales[1]:.2f}); unexplained: "
-            f"{UNEXPLAINED['s']}; own: in the function itself, incl.: with what it calls")
+    return (f"cProfile of {explanation.calls[0]:,} and {explanation.calls[1]:,} calls, its own cost per call taken "
+            f"out, scaled to each side's median (x{explanation.scales[0]:.2f}, x{explanation.scales[1]:.2f}); "
+            f"unexplained: {UNEXPLAINED['s']}; own: in the function itself, incl.: with what it calls")
 
 
 def block(name: str, word: str, explanation: Explanation, top: int) -> str:
