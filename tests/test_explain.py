@@ -209,3 +209,54 @@ def test_the_same_sides_counted_and_explained_twice_give_the_same_functions_in_t
     assert tops[0] == tops[1]  # counts: the same functions, the same counts, the same order
     assert any("bytearray" in row["function"] or "memcpy" in row["function"]
                for row in tops[0]["lib/toylib/float32/10K"])
+
+
+# Sides whose ops differ by three functions of clearly different own cost: HEAD runs `most` and `some`,
+# BASE ran `few`. Their loops are the functions' own time (a loop over a range makes no profiled call).
+MOVERS = '''
+from serialbench.case import Case
+
+
+def most():
+    for _ in range(10000):
+        pass
+
+
+def some():
+    for _ in range(1000):
+        pass
+
+
+def few():
+    for _ in range(100):
+        pass
+
+
+def op_of(payload):
+    body = payload.tensors[0].value.tobytes()
+    return lambda: [{calls}] and body
+
+
+CASES = [Case("toy", "movers", ("float32",), op_of)]
+'''
+
+
+@pytest.mark.slow
+def test_the_same_two_sides_profiled_twice_give_the_same_top_three_in_the_same_order(tmp_path):
+    from serialbench.measure.profiles import profile_pairs
+    from serialbench.sides.sides import Side
+    from tests.helpers import PROJECT_ROOT
+
+    sides = []
+    for label, calls in (("BASE", "few()"), ("HEAD", "most(), some()")):
+        (tmp_path / label / "cases").mkdir(parents=True)
+        (tmp_path / label / "cases" / "movers.py").write_text(MOVERS.replace("{calls}", calls))
+        sides.append(Side(label, PROJECT_ROOT, case_dirs=(str(tmp_path / label / "cases"),)))
+    name = "toy/movers/float32/1K"
+    tops = []
+    for _ in range(2):
+        [(before, after)] = profile_pairs(sides, [name], 1)
+        assert not before.error and not after.error, before.error + after.error
+        found = explain(name, before, after, before.per_op, after.per_op)
+        tops.append([moved.label for moved in found.top(3)])
+    assert tops[0] == tops[1] == ["cases/movers.py:5(most)", "cases/movers.py:10(some)", "cases/movers.py:15(few)"]

@@ -141,16 +141,21 @@ def main(request: dict) -> None:
     bench = next(b for b in benchmarks if b.name == request["name"])
     op = api.prepare(bench, cases, False, None).op
     shares = {c_function: overhead(*CALIBRATION[c_function]) for c_function in (False, True)}
-    timeloop.warm_up(op)
+    warm = timeloop.warm_up(op)
     gc.collect()
     gc.freeze()  # as the timing worker does: a collection scans the op's objects, not the libraries'
-    _, one = profiled(op, 1)
-    count = max(1, min(MAX_CALLS, int(request["seconds"] / max(one, 1e-9))))
     # The op without the profiler, before and after it, in the same process: what the profiler added
-    # to each op is the difference, which the calls of the op share (below).
-    without = plain(op, max(1, count // 4))
-    profiler, seconds = profiled(op, count)
-    without = (without + plain(op, max(1, count // 4))) / 2
+    # to each op is the difference, which the calls of the op share (below). An op of SLOW_CALL or more
+    # (a JSON decoder at 1M, a second a call) is profiled once, its warm-up call its time without.
+    if warm >= timeloop.SLOW_CALL:
+        count, without = 1, warm
+        profiler, seconds = profiled(op, count)
+    else:
+        _, one = profiled(op, 1)
+        count = max(1, min(MAX_CALLS, int(request["seconds"] / max(one, 1e-9))))
+        without = plain(op, max(1, count // 4))
+        profiler, seconds = profiled(op, count)
+        without = (without + plain(op, max(1, count // 4))) / 2
     stats = {key: entry for key, entry in pstats.Stats(profiler).stats.items() if key[2] != DISABLE}
     costs = per_call(stats, shares, seconds - without * count)
     fixed, _ = corrected(stats, costs)
