@@ -1,9 +1,10 @@
 """compare --explain's blocks: under each decided row, the functions whose cost per op moved most.
 
-One column spec (views/columns.py) lays a row's explanation out as text, Markdown and JSON records:
-the top K functions by the size of their change, then the other functions' change together, the
-unexplained change, and the measured one, so that the block adds up to the verdict's change as the
-data does (verdicts/explain.py).
+A row's explanation is one table of the table model (views/table.py), which text, Markdown and JSON
+render: the top K functions by the size of their change, then the other functions' change together,
+the unexplained change, and the measured one, so that the block adds up to the verdict's change as
+the data does (verdicts/explain.py). `block_table` is the table without its heading, the shape a
+row's `block` takes under the verdict table's row.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from dataclasses import dataclass
 
 from serialbench.core.formatting import format_change, format_time
 from serialbench.verdicts.explain import Explanation
-from serialbench.views import columns as table
-from serialbench.views.columns import COUNT_DIGITS, Column, column, number
+from serialbench.views import table
+from serialbench.views.table import Column, Table, column, number
 from serialbench.views.verdict_table import change_text
 
 UNEXPLAINED = {"s": "the loop around the op, and the error of taking cProfile's own cost out of each call",
@@ -42,6 +43,9 @@ def _amount(unit: str, value: float | None, signed: bool = False) -> str:
         return f"{value:+,.0f}" if signed else f"{value:,.0f}"
     text = format_time(abs(value)) if value else "0"
     return (("-" if value < 0 else "+") + text) if signed else text
+
+
+COUNT_DIGITS = 12  # a count keeps every digit
 
 
 def _json(unit: str, value: float | None) -> float | None:
@@ -85,17 +89,20 @@ def note(explanation: Explanation) -> str:
             f"unexplained: {UNEXPLAINED['s']}; own: in the function itself, incl.: with what it calls")
 
 
+def block_table(explanation: Explanation, top: int, title: str = "") -> Table:
+    """A row's explanation as a table: its lines, and its note under them."""
+    return Table.of(explain_columns(explanation.unit), lines(explanation, top), title=title,
+                    notes=[note(explanation)])
+
+
 def block(name: str, word: str, explanation: Explanation, top: int) -> str:
-    rows = lines(explanation, top)
-    return "\n".join([heading(name, word, explanation, top),
-                      *("  " + line for line in table.text(explain_columns(explanation.unit), rows)),
-                      "  " + note(explanation)])
+    found = block_table(explanation, top)
+    return "\n".join([heading(name, word, explanation, top), *table.text(found, indent="  ")])
 
 
 def markdown_block(name: str, word: str, explanation: Explanation, top: int) -> str:
     return "\n".join([f"**`{name}`** {heading('', word, explanation, top)[2:]}", "",
-                      *table.markdown(explain_columns(explanation.unit), lines(explanation, top)), "",
-                      note(explanation), ""])
+                      *table.markdown(block_table(explanation, top)), ""])
 
 
 def record(explanation: Explanation, top: int) -> dict:
@@ -105,7 +112,7 @@ def record(explanation: Explanation, top: int) -> dict:
             "change": _json(unit, explanation.change), "unexplained": _json(unit, explanation.unexplained),
             "rest": _json(unit, explanation.rest(top)), "functions_total": len(explanation.moved),
             "scales": [number(scale) for scale in explanation.scales], "calls": list(explanation.calls),
-            "top": table.records(explain_columns(unit), lines(explanation, top)[:min(top, len(explanation.moved))])}
+            "top": table.records(Table.of(explain_columns(unit), lines(explanation, top)[:len(explanation.top(top))]))}
 
 
 def blocks(explanations: Mapping[str, Explanation], words: Mapping[str, str], top: int) -> str:
