@@ -82,12 +82,27 @@ CASES = [
 RELEASES = {"1.0": 0, "2.0": 0, "3.0": 3, "4.0": 3}  # extra copies of the tensor per op
 
 
-def make_wheel(directory, version, extra_copies):
+# A library whose later version calls one more function per op, which makes the extra copy: what
+# compare --explain must name as the top mover.
+CALLING_LIBRARY = '''
+def encode(array):
+    body = array.tobytes()
+    for _ in range({extra}):
+        body = padded(body)
+    return body
+
+
+def padded(body):
+    return bytes(bytearray(body))
+'''
+
+
+def make_wheel(directory, version, extra_copies, source=LIBRARY):
     """toylib-VERSION-py3-none-any.whl, written by hand (a wheel is a zip with its metadata)."""
     path = directory / f"toylib-{version}-py3-none-any.whl"
     info = f"toylib-{version}.dist-info"
     files = {
-        "toylib/__init__.py": textwrap.dedent(LIBRARY.format(extra=extra_copies)),
+        "toylib/__init__.py": textwrap.dedent(source.format(extra=extra_copies)),
         f"{info}/METADATA": f"Metadata-Version: 2.1\nName: toylib\nVersion: {version}\n",
         f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }

@@ -44,6 +44,7 @@ COUNTS = {"instructions": "count instructions per op under valgrind's callgrind 
           "cycles": "estimated cycles per op: callgrind with its cache simulation (about twice as slow as "
                     "--instructions)",
           "memory": "bytes and allocations per op (B/op, allocs/op; memray, native allocations included)"}
+EXPLAIN_TOP = 5
 
 
 @contextlib.contextmanager
@@ -96,6 +97,12 @@ def arguments(cli: Parser) -> None:
     cli.add_argument("--fail-on", choices=("slower", "changed"),
                      help="exit with status 1 when a benchmark is slower (or, with 'changed', slower or faster); "
                           "with a count, when it counts more (or differs)")
+    cli.add_argument("--explain", action="store_true",
+                     help="after the verdicts, profile each faster or slower benchmark on both sides (cProfile; "
+                          "with --instructions or --cycles, callgrind's per-function counts) and show the functions "
+                          "whose cost per op moved most")
+    cli.add_argument("--explain-top", type=int, default=EXPLAIN_TOP, metavar="K",
+                     help=f"functions to show under each explained benchmark (default {EXPLAIN_TOP})")
     cli.add_markdown("the table (e.g. for a pull request)")
     cli.add_json("the verdicts (keys: base, head, benchmarks, gate)")
 
@@ -141,6 +148,7 @@ def run(args, out: Output) -> int:
     settings = settings_from(args)
     min_effect = options.min_effect(args)
     mode = count_mode(args)
+    check_explain(args, mode)
     if args.base is None:  # both sides run the work tree's cases: the user's typo is said before any install
         check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)
     check_commits([*args.base_with, *args.head_with])  # before any build
@@ -155,7 +163,7 @@ def run(args, out: Output) -> int:
             from serialbench.verdicts.counts import TOLERANCE, count
 
             tolerance = options.min_effect(args, TOLERANCE[mode])
-            rows, failed = count(mode, base, head, names, out.say, tolerance)
+            rows, failed = count(mode, base, head, names, out.say, tolerance, functions=args.explain)
             return show_counts(args, out, mode, rows, failed, base, head, tolerance)
         from serialbench.measure.engine import run_session
         from serialbench.verdicts.paired import PairedComparison
@@ -168,13 +176,58 @@ def run(args, out: Output) -> int:
                 + (f", at most {args.max_time:g} min" if settings.max_seconds else ""))
         session = run_session((base, head), names, settings, judge.look, out.say,
                               progress=session_round_line(len(names), settings, out.say))
+        explained = explain_session(args, out, judge.rows(session), session, (base, head))
     from serialbench.results.session_files import write_session_files
 
     write_session_files(session, (base, head), out.say, settings=settings, min_effect=min_effect)
-    return show_verdicts(args, out, judge, session, base, head, min_effect, len(names))
+    return show_verdicts(args, out, judge, session, base, head, min_effect, len(names), explained)
 
 
-def show_verdicts(args, out: Output, judge, session, base: Side, head: Side, min_effect: float, count: int) -> int:
+def check_explain(args, mode: str | None) -> None:
+    if args.explain_top < 1:
+        raise UsageError(f"--explain-top {args.explain_top}: give 1 or more functions")
+    if args.explain and mode == "memory":
+        raise UsageError("--explain explains a timed comparison or --instructions/--cycles; --memory counts "
+                         "allocations, which have no per-function profile here")
+
+
+def explain_session(args, out: Output, rows, session, sides: tuple[Side, Side]):
+    """With --explain, after the session has decided: each faster or slower row profiled on both sides,
+    diffed (verdicts/explain.py); (explanations, {name: why not}), or None."""
+    if not args.explain:
+        return None
+    if session.interrupted:
+        out.say("--explain: the session was interrupted; nothing explained")
+        return None
+    import os
+    import time
+
+    from serialbench.verdicts.explain import decided, explain_timed
+
+    chosen = decided(rows)
+    if not chosen:
+        out.say("--explain: no benchmark is faster or slower; nothing to explain")
+        return None
+    started = time.monotonic()
+    found = explain_timed(chosen, sides, os.cpu_count() or 1)
+    out.say(f"--explain: {len(chosen)} benchmarks profiled on both sides in {time.monotonic() - started:.1f} s")
+    return found
+
+
+def show_explained(args, out: Output, explained, words: dict[str, str]) -> None:
+    """The explanations under the table, and in --markdown and --json (their writers wrap the table's)."""
+    from serialbench.views import explain_table
+
+    found, not_explained = explained
+    for line in explain_table.failures(not_explained):
+        out.say(line)
+    if found:
+        out.print("")
+        out.print(explain_table.blocks(found, words, args.explain_top))
+
+
+def show_verdicts(args, out: Output, judge, session, base: Side, head: Side, min_effect: float, count: int,
+                  explained=None) -> int:
     from serialbench.verdicts.paired import failing
     from serialbench.views.verdict_json import compare_json
     from serialbench.views.verdict_table import format_table, markdown_table
@@ -188,9 +241,17 @@ def show_verdicts(args, out: Output, judge, session, base: Side, head: Side, min
         from serialbench.views.progress import budget_line
 
         out.print(budget_line(session.budget_rounds, args.benchmark_budget))
-    out.write("markdown", lambda: markdown_table(rows, *labels, min_effect, selection=selection))
-    out.write("json", lambda: compare_json(rows, base.description, head.description, min_effect, session.failed,
-                                           selection, fail_on=args.fail_on, gate=gate))
+    markdown = lambda: markdown_table(rows, *labels, min_effect, selection=selection)  # noqa: E731
+    as_json = lambda: compare_json(rows, base.description, head.description, min_effect, session.failed,  # noqa: E731
+                                   selection, fail_on=args.fail_on, gate=gate)
+    if explained:
+        from serialbench.views import explain_table
+
+        words = {row.name: explain_table.timed_word(row.verdict) for row in rows}
+        show_explained(args, out, explained, words)
+        markdown, as_json = explain_table.wrapped(markdown, as_json, explained, words, args.explain_top)
+    out.write("markdown", markdown)
+    out.write("json", as_json)
     status = 0
     if session.failed:
         out.print(f"{len(session.failed)} not compared: "
@@ -213,9 +274,21 @@ def show_counts(args, out: Output, mode: str, rows, failed: dict[str, str], base
 
     gate = failing(rows, args.fail_on)
     out.print(format_counts(mode, rows, base.description, head.description, tolerance))
-    out.write("markdown", lambda: markdown_counts(mode, rows, base.description, head.description, tolerance))
-    out.write("json", lambda: counts_json(mode, rows, base.description, head.description, tolerance, failed,
-                                          args.fail_on, gate))
+    markdown = lambda: markdown_counts(mode, rows, base.description, head.description, tolerance)  # noqa: E731
+    as_json = lambda: counts_json(mode, rows, base.description, head.description, tolerance, failed,  # noqa: E731
+                                  args.fail_on, gate)
+    if args.explain:
+        from serialbench.verdicts.explain import explain_counted
+        from serialbench.views import explain_table
+
+        explained = (explain_counted(rows), {})
+        if not explained[0]:
+            out.say(f"--explain: no benchmark counts more or fewer {mode}; nothing to explain")
+        words = {row.name: explain_table.counted_word(row) for row in rows}
+        show_explained(args, out, explained, words)
+        markdown, as_json = explain_table.wrapped(markdown, as_json, explained, words, args.explain_top)
+    out.write("markdown", markdown)
+    out.write("json", as_json)
     status = 0
     if failed:
         out.print(f"{len(failed)} not counted: " + "; ".join(f"{name}: {why}" for name, why in failed.items()))

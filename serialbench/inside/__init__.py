@@ -1,5 +1,6 @@
 """Layer 3, inside: the code that runs inside a side's interpreter: the timing worker (worker.py), the side's check
 before timing (side_check.py), the counting workers (callgrind_worker.py, allocations_worker.py),
+compare --explain's profile (profile_worker.py),
 and what they share (timeloop.py, the timed loop; side_api.py, the side's catalog; allocations.py,
 the allocation counter).
 

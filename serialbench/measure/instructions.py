@@ -44,6 +44,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from serialbench.core.errors import UsageError
+from serialbench.measure import callgrind_functions
+from serialbench.measure.profiles import Function, Profile
 from serialbench.sides.sides import Side
 
 MARKER = "_PyEval_CallTracing"  # sys.call_tracing's C function; no serializer calls it
@@ -62,6 +64,7 @@ class Count:
     calls: int = 0
     error: str = ""
     events: dict[str, float] | None = None  # callgrind's events per op: Ir, and the cache's when simulated
+    profile: Profile | None = None  # per function, when asked for (compare --explain)
 
 
 def require_valgrind() -> str:
@@ -72,7 +75,8 @@ def require_valgrind() -> str:
     return path
 
 
-def count_instructions(side: Side, name: str, calls: int | None = None, cycles: bool = False) -> Count:
+def count_instructions(side: Side, name: str, calls: int | None = None, cycles: bool = False,
+                       functions: bool = False) -> Count:
     """Instructions per op of one benchmark on one side (its serialbench, cases and environment);
     with `cycles`, estimated cycles per op from the cache simulation.
 
@@ -103,7 +107,30 @@ def count_instructions(side: Side, name: str, calls: int | None = None, cycles: 
         events = {event: (dumps[3][event] - dumps[2][event]) / used for event in dumps[3]}
         if cycles:
             events["cycles"] = estimated_cycles(events)
-        return Count(name, events["cycles" if cycles else "Ir"], used, events=events)
+        per_op = events["cycles" if cycles else "Ir"]
+        profile = function_profile(f"{out}.2", f"{out}.3", used, cycles, per_op) if functions else None
+        return Count(name, per_op, used, events=events, profile=profile)
+
+
+def function_profile(first: str, second: str, used: int, cycles: bool, per_op: float) -> Profile:
+    """Per function, own and inclusive instructions (or estimated cycles) per op: the second region's
+    counts minus the first's, over the calls between them, as the op's own count is made."""
+    names, before = callgrind_functions.read(first)
+    _, after = callgrind_functions.read(second)
+    zero = [0] * len(names)
+
+    def cost(counts: list[int]) -> float:
+        events = dict(zip(names, counts))
+        return estimated_cycles(events) if cycles else events["Ir"]
+
+    found = []
+    for (where, function), (own, inclusive) in after.items():
+        old_own, old_inclusive = before.get((where, function), (zero, zero))
+        own_op = (cost(own) - cost(old_own)) / used
+        inclusive_op = (cost(inclusive) - cost(old_inclusive)) / used
+        if own_op or inclusive_op:
+            found.append(Function(where, 0, function, own_op, inclusive_op))
+    return Profile("cycles" if cycles else "instructions", per_op, tuple(found), used)
 
 
 def estimated_cycles(events: dict[str, float]) -> float:
@@ -135,12 +162,13 @@ def _summary(path: str) -> dict[str, int]:
 
 
 def count_pairs(sides: Sequence[Side], names: Sequence[str], workers: int,
-                say: Callable[[str], None], cycles: bool = False) -> list[tuple[Count, ...]]:
-    """Per benchmark, its count on each side (the first side chooses the calls), several at once."""
+                say: Callable[[str], None], cycles: bool = False, functions: bool = False) -> list[tuple[Count, ...]]:
+    """Per benchmark, its count on each side (the first side chooses the calls), several at once;
+    with `functions`, each count's per-function profile."""
 
     def count_everywhere(name: str) -> tuple[Count, ...]:
-        first = count_instructions(sides[0], name, cycles=cycles)
-        rest = [count_instructions(side, name, first.calls or None, cycles) for side in sides[1:]]
+        first = count_instructions(sides[0], name, cycles=cycles, functions=functions)
+        rest = [count_instructions(side, name, first.calls or None, cycles, functions) for side in sides[1:]]
         return (first, *rest)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:

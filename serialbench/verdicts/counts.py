@@ -45,6 +45,7 @@ class Counted:
     head_allocs: float | None = None
     base_events: dict[str, float] | None = None
     head_events: dict[str, float] | None = None
+    profiles: tuple | None = None  # (BASE's, HEAD's) measure.profiles.Profile, with --explain
 
     @property
     def change(self) -> float:
@@ -85,8 +86,9 @@ def memory_verdict(before: dict, after: dict, relative: float = TOLERANCE["memor
 
 
 def count(mode: str, base: Side, head: Side, names: Sequence[str], say: Callable[[str], None],
-          tolerance: float) -> tuple[list[Counted], dict[str, str]]:
-    """Every benchmark counted on both sides: the rows, and {name: why} for those not counted."""
+          tolerance: float, functions: bool = False) -> tuple[list[Counted], dict[str, str]]:
+    """Every benchmark counted on both sides: the rows, and {name: why} for those not counted; with
+    `functions` (instructions and cycles), each row's per-function profiles."""
     workers = os.cpu_count() or 1
     if mode == "memory":
         from serialbench.measure.allocations import count_sides
@@ -95,7 +97,8 @@ def count(mode: str, base: Side, head: Side, names: Sequence[str], say: Callable
         return memory_rows(names, before_all, after_all, tolerance)
     from serialbench.measure.instructions import count_pairs
 
-    return count_rows(mode, names, count_pairs((base, head), names, workers, say, cycles=mode == "cycles"), tolerance)
+    return count_rows(mode, names, count_pairs((base, head), names, workers, say, cycles=mode == "cycles",
+                                               functions=functions), tolerance)
 
 
 def count_rows(mode: str, names: Sequence[str], pairs, tolerance: float) -> tuple[list[Counted], dict[str, str]]:
@@ -108,7 +111,8 @@ def count_rows(mode: str, names: Sequence[str], pairs, tolerance: float) -> tupl
             continue
         rows.append(Counted(name, before.per_op, after.per_op, word(beyond(before.per_op, after.per_op, tolerance),
                                                                     noun),
-                            base_events=before.events, head_events=after.events))
+                            base_events=before.events, head_events=after.events,
+                            profiles=(before.profile, after.profile) if before.profile and after.profile else None))
     return rows, failed
 
 

@@ -1,0 +1,168 @@
+"""Where the cost of a decided row moved: two per-function profiles of one benchmark, diffed.
+
+A pure function of each side's profile (measure/profiles.py: cProfile seconds, or callgrind's
+counts) and each side's measured cost per op (the session's median, or the count): per function,
+its own and inclusive cost per op on BASE and HEAD, the change of its own cost, and whether it
+appeared or vanished. pprof's `-diff_base` is the model: two profiles, one table of what grew and
+shrank, in the profile's units.
+
+The shares add up to the verdict's change. Each side's profile is scaled to that side's measured
+cost per op (measured / the profile's own per-op cost: under cProfile, the op timed without the
+profiler in the profiling process, on the session's clock; the profiler's own cost per call is
+already out of every function, inside/profile_worker.py), so that its functions' own costs plus what
+the profile attributes to no function (the loop around the op, and the error of taking the
+profiler's cost out) are the measured cost. Then the functions' changes plus the unexplained change
+are HEAD's measured cost minus BASE's, exactly. C code that a C function calls (numpy's loops, a
+Cython extension's internals) is in the calling C function's own time; callgrind's counts name it.
+
+Functions are matched across the sides by file and name (the n-th of that name in its file, by line,
+for methods of one name in one file), not by line, so that a function that moved within its file
+between two releases is the same function.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from serialbench.measure.profiles import Function, Profile
+from serialbench.verdicts import vocabulary
+
+NEW, GONE = "new", "gone"
+# The interpreter's own frames under callgrind: the evaluation loop and frame handling, whose count
+# is every Python-level line of the op; grouped as one row, as they are one function to a reader.
+INTERPRETER = re.compile(r"_?PyEval_|_PyFrame_|_PyEvalFrame")
+INTERPRETER_ROW = "interpreter (_PyEval_*, _PyFrame_*: the op's Python code)"
+
+
+@dataclass(frozen=True)
+class Moved:
+    """One function on both sides, scaled to each side's measured cost per op (None: not on that side)."""
+
+    label: str
+    base_own: float | None
+    head_own: float | None
+    base_inclusive: float | None
+    head_inclusive: float | None
+
+    @property
+    def change(self) -> float:
+        return (self.head_own or 0.0) - (self.base_own or 0.0)
+
+    @property
+    def mark(self) -> str:
+        """'new' (only HEAD runs it), 'gone' (only BASE), or ''."""
+        if self.base_own is None:
+            return NEW
+        return GONE if self.head_own is None else ""
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A decided row's change, by function. unit: 's', 'instructions' or 'cycles'; base and head: the
+    measured cost per op; scales: what each side's profile was multiplied by; unattributed: each side's
+    measured cost that no function holds."""
+
+    name: str
+    unit: str
+    base: float
+    head: float
+    moved: tuple[Moved, ...]  # every function, the largest |change| first
+    scales: tuple[float, float]
+    unattributed: tuple[float, float]
+    calls: tuple[int, int]  # calls of the op each profile covers
+
+    @property
+    def change(self) -> float:
+        return self.head - self.base
+
+    @property
+    def unexplained(self) -> float:
+        """The change no function's own cost carries: HEAD's unattributed cost minus BASE's."""
+        return self.unattributed[1] - self.unattributed[0]
+
+    def top(self, count: int) -> tuple[Moved, ...]:
+        return self.moved[:count]
+
+    def rest(self, count: int) -> float:
+        """The change of the functions after the top `count`."""
+        return sum(moved.change for moved in self.moved[count:])
+
+
+def keyed(functions: Iterable[Function]) -> dict[tuple, Function]:
+    """Each function by what matches it on the other side: (file, name, n-th of that name in the file by line)."""
+    ordered = sorted(functions, key=lambda f: (f.file, f.name, f.line))
+    found: dict[tuple, Function] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for function in ordered:
+        nth = seen.get((function.file, function.name), 0)
+        seen[(function.file, function.name)] = nth + 1
+        found[(function.file, function.name, nth)] = function
+    return found
+
+
+def group_interpreter(functions: Sequence[Function]) -> tuple[Function, ...]:
+    """callgrind's functions with the interpreter's own frames summed into one row (no inclusive cost:
+    the evaluation loop includes nearly everything)."""
+    frames = [f for f in functions if INTERPRETER.match(f.name)]
+    if not frames:
+        return tuple(functions)
+    rest = [f for f in functions if not INTERPRETER.match(f.name)]
+    return (*rest, Function("", 0, INTERPRETER_ROW, sum(f.own for f in frames), None))
+
+
+def _scaled(value: float | None, scale: float) -> float | None:
+    return None if value is None else value * scale
+
+
+def explain(name: str, base: Profile, head: Profile, base_measured: float, head_measured: float) -> Explanation:
+    """The row's change by function: each profile scaled to its side's measured cost per op."""
+    scales = tuple(measured / profile.per_op if profile.per_op > 0 else 0.0
+                   for profile, measured in ((base, base_measured), (head, head_measured)))
+    sides = (keyed(base.functions), keyed(head.functions))
+    moved = []
+    for key in dict.fromkeys([*sides[0], *sides[1]]):
+        before, after = sides[0].get(key), sides[1].get(key)
+        moved.append(Moved((after or before).label,
+                           _scaled(before.own, scales[0]) if before else None,
+                           _scaled(after.own, scales[1]) if after else None,
+                           _scaled(before.inclusive, scales[0]) if before else None,
+                           _scaled(after.inclusive, scales[1]) if after else None))
+    moved.sort(key=lambda m: (-abs(m.change), m.label))
+    attributed = tuple(sum(f.own for f in profile.functions) * scale for profile, scale in zip((base, head), scales))
+    return Explanation(name, base.unit, base_measured, head_measured, tuple(moved), scales,
+                       (base_measured - attributed[0], head_measured - attributed[1]), (base.calls, head.calls))
+
+
+def decided(rows: Sequence) -> list:
+    """The timed rows (verdicts/paired.Compared) a verdict decided: faster or slower."""
+    return [row for row in rows if row.verdict.word in (vocabulary.FASTER, vocabulary.SLOWER)]
+
+
+def explain_timed(rows: Sequence, sides: tuple, workers: int) -> tuple[dict[str, Explanation], dict[str, str]]:
+    """Each decided timed row (verdicts/paired.Compared) explained from a cProfile of each side, made
+    now, in fresh processes of the sides; and {name: why} of those that a side could not profile."""
+    from serialbench.measure.profiles import profile_pairs
+
+    chosen = decided(rows)
+    found, not_explained = {}, {}
+    for row, (before, after) in zip(chosen, profile_pairs(sides, [row.name for row in chosen], workers)):
+        if before.error or after.error:
+            label, error = ("BASE", before.error) if before.error else ("HEAD", after.error)
+            not_explained[row.name] = f"{label} could not be profiled: {error}"
+        else:
+            found[row.name] = explain(row.name, before, after, row.base, row.head)
+    return found, not_explained
+
+
+def explain_counted(rows: Sequence) -> dict[str, Explanation]:
+    """Each counted row (verdicts/counts.Counted) that changed, explained from the per-function counts
+    of the regions that counted it, the interpreter's own frames as one row."""
+    found = {}
+    for row in rows:
+        if row.changed and row.profiles:
+            before, after = (replace(profile, functions=group_interpreter(profile.functions))
+                             for profile in row.profiles)
+            found[row.name] = explain(row.name, before, after, row.base, row.head)
+    return found
