@@ -14,9 +14,8 @@ The companion file is never overwritten: when it exists, its figures are shown (
 from __future__ import annotations
 
 from serialbench import workers
-from serialbench.catalog.payloads import parse_payload
 from serialbench.commands.contract import Output, Parser
-from serialbench.commands.options import add_filter_arguments, payload_arguments
+from serialbench.commands.options import add_filter_arguments, payload_arguments, selected_inputs
 from serialbench.core.errors import UsageError
 from serialbench.inside import allocations
 from serialbench.measure.allocations import json_lines
@@ -95,12 +94,6 @@ def _show(out: Output, shown, path) -> None:
         out.print(table, end="")
     out.write("json", lambda: benchmem_json(shown, str(path)))
     out.write("markdown", lambda: benchmem_markdown(shown))
-
-
-def selected_inputs(args) -> str | None:
-    """--input and the INPUT words of the --payload arguments: the file's benchmarks to measure."""
-    words = [parse_payload(payload).word for payload in args.payloads]
-    return ",".join([*([args.input] if args.input else []), *words]) or None
 
 
 def _run_worker(names: list[str], case_dirs: list[str], calls: int, payloads: list[str]) -> list[dict]:

@@ -65,6 +65,15 @@ def payload_arguments(payloads: Sequence[str]) -> tuple[str, ...]:
     return tuple(absolute(argument) for argument in payloads)
 
 
+def selected_inputs(args) -> str | None:
+    """--input and the INPUT words of the --payload arguments: a result file's benchmarks to show (report's,
+    memory's)."""
+    from serialbench.catalog.payloads import parse_payload
+
+    words = [parse_payload(payload).word for payload in args.payloads]
+    return ",".join([*([args.input] if args.input else []), *words]) or None
+
+
 def filters(patterns: Sequence[str], tier: str | None, inputs: str | None) -> dict:
     """The selection options, for a side to select by in its own process (sides/checks.check_side;
     a side's payloads travel with the side, sides/sides.py)."""
