@@ -309,9 +309,16 @@ def test_calibrate_wraps_every_case_under_its_prefix_and_keeps_its_bytes(tmp_pat
         assert tobytes.setup(payload)() == payload.tensors[0].value.tobytes()
 
 
-def test_calibrate_summary_counts_and_scales_its_targets():
-    from serialbench.commands.calibrate import summarise
+def summarise(a_a, a_b, slowdowns, min_effect, landed):
+    """calibrate's table and counts, as the command prints them: its variants named without their prefix."""
+    from serialbench.measure.slowdown import FORMAT_PREFIX
+    from serialbench.views.calibrate_table import calibrated
+    from serialbench.views.calibrate_table import summarise as lines
 
+    return lines(calibrated(a_a, a_b, slowdowns, landed, FORMAT_PREFIX), slowdowns, min_effect)
+
+
+def test_calibrate_summary_counts_and_scales_its_targets():
     def rows(words, change=0.0):
         return [comparison.Compared(f"calibrate-x/y/float32/{i}K", 1e-6, 1e-6,
                                     verdict(change, change - 0.01, change + 0.01, word))
@@ -319,7 +326,7 @@ def test_calibrate_summary_counts_and_scales_its_targets():
 
     a_a = rows(["no change"] * 8 + ["too noisy to tell", "slower"])
     lines = summarise(a_a, [rows(["slower"] * 9 + ["faster"], 0.05), rows(["slower"] * 5 + ["too noisy to tell"] * 5,
-                                                                           0.02)], [0.05, 0.02], 0.02)
+                                                                           0.02)], [0.05, 0.02], 0.02, None)
     assert lines[-3] == ("A/A: 1 of 10 flagged as changed (false positives; target: at most 1), "
                          "8 of 10 confirmed 'no change' (target: at least 8)")
     assert lines[-2] == ("+5%: 9 of 10 detected as slower, 1 called faster "
@@ -330,8 +337,6 @@ def test_calibrate_summary_counts_and_scales_its_targets():
 
 
 def test_calibrate_counts_a_variant_whose_work_did_not_land_as_an_injection_failure_not_a_miss():
-    from serialbench.commands.calibrate import summarise
-
     def row(name, change, low, high, word):
         return comparison.Compared(f"calibrate-{name}", 1e-6, 1e-6, verdict(change, low, high, word))
 

@@ -327,6 +327,6 @@ def test_a_side_lists_and_checks_the_payload_it_carries():
 
 
 def test_bisect_finds_a_payload_s_benchmark_by_its_name():
-    from serialbench.commands.bisect import one_benchmark
+    from serialbench.sides.selection import one_benchmark
 
     assert one_benchmark([], "triton-binary/join/act", ["act=x:bfloat16[2,4]"]) == "triton-binary/join/act/16"

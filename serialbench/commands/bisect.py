@@ -20,10 +20,6 @@ import sys
 import time
 from dataclasses import replace
 
-from serialbench.catalog.discovery import discover
-from serialbench.catalog.inputs import INPUT_KINDS, TIERS
-from serialbench.catalog.payloads import parse_payloads
-from serialbench.catalog.registry import all_benchmarks, case_dirs, name_matches
 from serialbench.commands import options
 from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import (
@@ -39,7 +35,8 @@ from serialbench.commands.options import (
 from serialbench.core.errors import UsageError
 from serialbench.measure.engine import run_session
 from serialbench.sides import commits, releases
-from serialbench.sides.checks import benchmark_side, few
+from serialbench.sides.checks import benchmark_side
+from serialbench.sides.selection import one_benchmark
 from serialbench.sides.worktrees import work_tree
 from serialbench.verdicts.bisection import WANTED, Bisection
 from serialbench.views.bisect_steps import answer_lines, step_text
@@ -72,18 +69,6 @@ def arguments(cli: Parser) -> None:
     cli.add_argument("--max-sessions", type=int, metavar="N",
                      help="at most N sessions (retries included); what is not searched then is named")
     cli.add_json("the steps and every session")
-
-
-def one_benchmark(case_dir_args: list[str], pattern: str, payloads: list[str] = ()) -> str:
-    """The one benchmark that -b names in the catalog (whether or not its libraries are installed here)."""
-    cases = discover(case_dirs(case_dir_args), lambda message: None)
-    names = [b.name for b in all_benchmarks(cases, list(INPUT_KINDS), list(TIERS), parse_payloads(payloads))
-             if name_matches(b.name, pattern)]
-    if len(names) != 1:
-        shown = few(names, names) if names else "none"
-        raise UsageError(f"-b {pattern!r} names {len(names)} benchmarks ({shown}); bisect takes one, "
-                         "FORMAT/IMPL/INPUT/TIER (see 'python -m serialbench list')")
-    return names[0]
 
 
 def run(args, out: Output) -> int:

@@ -32,7 +32,7 @@ from serialbench.measure.slowdown import FORMAT_PREFIX, write_case_modules
 from serialbench.sides.checks import check_side
 from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import work_tree
-from serialbench.verdicts.paired import Compared, PairedComparison
+from serialbench.verdicts.paired import PairedComparison
 from serialbench.views import calibrate_table
 from serialbench.views.progress import session_round_line
 
@@ -66,13 +66,6 @@ def parse_slowdowns(text: str) -> list[float]:
     if not slowdowns or any(s <= 0 for s in slowdowns):
         raise UsageError(f"--slowdown {text!r}: give positive percentages, e.g. 10,5")
     return slowdowns
-
-
-def summarise(a_a: list[Compared], a_b: list[list[Compared]], slowdowns: list[float], min_effect: float,
-              landed: list[dict[str, float]] | None = None) -> list[str]:
-    """The table and the counts (views/calibrate_table.py) of this command's variants, named without
-    their prefix. landed: per slowdown, what its injected work added in a plain loop by benchmark."""
-    return calibrate_table.summarise(a_a, a_b, slowdowns, min_effect, landed, FORMAT_PREFIX)
 
 
 def arguments(cli: Parser) -> None:
@@ -122,14 +115,14 @@ def run(args, out: Output) -> int:
                    .items() if len(figures) > 2} for directory in case_dirs[2:]]
     minutes = (time.monotonic() - started) / 60
     rows = [judge.rows(session) for judge in judges]
-    for line in summarise(rows[0], rows[1:], slowdowns, min_effect, landed):
-        out.print(line)
+    # The table and the counts (views/calibrate_table.py), the variants named without their prefix.
+    table = calibrate_table.calibrated(rows[0], rows[1:], slowdowns, landed, FORMAT_PREFIX)
+    out.print("\n".join(calibrate_table.summarise(table, slowdowns, min_effect)))
     load_after = os.getloadavg()
     closing = (f"{len(names)} benchmarks x {len(sides)} variants, {session.rounds} rounds at most, in "
                f"{minutes:.1f} min; minimum effect {min_effect * 100:g}%; load average {load_before[0]:.1f} before, "
                f"{load_after[0]:.1f} after, on {os.cpu_count()} CPUs")
     out.print(closing)
-    table = calibrate_table.calibrated(rows[0], rows[1:], slowdowns, landed, FORMAT_PREFIX)
     out.write("json", lambda: calibrate_table.calibrate_json(table, slowdowns, min_effect, closing))
     out.write("markdown", lambda: calibrate_table.markdown(table, slowdowns, min_effect, closing))
     if session.failed:

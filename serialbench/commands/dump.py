@@ -7,10 +7,9 @@ headers replays it with curl. A decode case writes the body it reads, with its s
 
 from __future__ import annotations
 
-from serialbench.catalog.payloads import parse_payload
-from serialbench.catalog.registry import CaseFailed, find_case, prepare, select
+from serialbench.catalog.registry import CaseFailed, find_case, prepare
 from serialbench.commands.contract import Output, Parser
-from serialbench.commands.options import add_cases_argument, add_payload_argument, one_full_name
+from serialbench.commands.options import add_cases_argument, add_payload_argument, one_named
 
 DESCRIPTION = "Write the exact wire body of one benchmark (FORMAT/IMPL/INPUT/TIER)."
 
@@ -23,11 +22,7 @@ def arguments(cli: Parser) -> None:
 
 
 def run(args, out: Output) -> int:
-    words = one_full_name(args.name, "dump")
-    payloads = [payload for payload in args.payloads if parse_payload(payload).word == words[2]]
-    benchmarks, cases = select(args.case_dirs, [args.name], tiers=None if payloads else words[3],
-                               inputs=None if payloads else words[2], payloads=payloads)
-    bench = benchmarks[0]
+    bench, cases = one_named(args.name, "dump", args.case_dirs, args.payloads)
     try:
         prepared = prepare(bench, cases)
     except CaseFailed as exc:

@@ -13,15 +13,12 @@ The companion file is never overwritten: when it exists, its figures are shown (
 
 from __future__ import annotations
 
-import json
-import subprocess
-
 from serialbench import workers
-from serialbench.catalog.payloads import parse_payload
 from serialbench.commands.contract import Output, Parser
-from serialbench.commands.options import add_filter_arguments, payload_arguments
+from serialbench.commands.options import add_filter_arguments, payload_arguments, selected_inputs
 from serialbench.core.errors import UsageError
 from serialbench.inside import allocations
+from serialbench.measure.allocations import json_lines
 from serialbench.measure.memory import DEFAULT_CALLS
 from serialbench.results.files import load, memory_companion, memory_file, memory_path_for, recorded_payloads
 from serialbench.results.selection import select_results
@@ -29,7 +26,6 @@ from serialbench.views.benchmem import benchmem, benchmem_json, benchmem_markdow
 
 DESCRIPTION = ("Measure allocations (B/op, allocs/op) and memory per op for the benchmarks of a result file; "
                "write RESULTS.memory.json beside it for 'report'.")
-WORKER_TIMEOUT_S = 900
 
 
 def arguments(cli: Parser) -> None:
@@ -100,28 +96,8 @@ def _show(out: Output, shown, path) -> None:
     out.write("markdown", lambda: benchmem_markdown(shown))
 
 
-def selected_inputs(args) -> str | None:
-    """--input and the INPUT words of the --payload arguments: the file's benchmarks to measure."""
-    words = [parse_payload(payload).word for payload in args.payloads]
-    return ",".join([*([args.input] if args.input else []), *words]) or None
-
-
 def _run_worker(names: list[str], case_dirs: list[str], calls: int, payloads: list[str]) -> list[dict]:
-    try:
-        done = subprocess.run(workers.memory_command(names, case_dirs, calls, payloads), capture_output=True,
-                              text=True, timeout=WORKER_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return [{"name": name, "error": f"no answer within {WORKER_TIMEOUT_S} s"} for name in names]
-    entries = []
-    for line in done.stdout.splitlines():
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a case that prints: not ours to parse
-        if isinstance(entry, dict) and ("name" in entry or "overhead" in entry):
-            entries.append(entry)
-    if done.returncode != 0:
-        reason = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        seen = {entry.get("name") for entry in entries}
-        entries.extend({"name": name, "error": reason} for name in names if name not in seen)
-    return entries
+    printed, reason, exited_0 = json_lines(workers.memory_command(names, case_dirs, calls, payloads))
+    entries = [entry for entry in printed if "name" in entry or "overhead" in entry]
+    seen = {entry.get("name") for entry in entries}
+    return entries + ([] if exited_0 else [{"name": name, "error": reason} for name in names if name not in seen])

@@ -44,12 +44,20 @@ def add_cases_argument(cli, help: str = "also load case modules from DIR (repeat
     cli.add_argument("--cases", dest="case_dirs", action="append", default=[], metavar="DIR", help=help)
 
 
-def one_full_name(name: str, command: str) -> list[str]:
-    """The words of one benchmark's full name, FORMAT/IMPL/INPUT/TIER (dump and profile take one)."""
+def one_named(name: str, command: str, case_dirs: Sequence[str], payloads: Sequence[str] = ()):
+    """The one benchmark of a full name, FORMAT/IMPL/INPUT/TIER (dump and profile take one), and the cases;
+    a --payload whose word is its INPUT stands for that input."""
+    from serialbench.catalog.payloads import parse_payload
+    from serialbench.catalog.registry import select
+
     if name.count("/") != 3 or any(ch in name for ch in "*?["):
         raise UsageError(f"{command} takes one full name FORMAT/IMPL/INPUT/TIER, not {name!r}; "
                          "see 'python -m serialbench list'")
-    return name.split("/")
+    _, _, kind, tier = name.split("/")
+    payloads = [payload for payload in payloads if parse_payload(payload).word == kind]
+    benchmarks, cases = select(case_dirs, [name], tiers=None if payloads else tier, inputs=None if payloads else kind,
+                               payloads=payloads)
+    return benchmarks[0], cases
 
 
 def add_payload_argument(cli) -> None:
@@ -63,6 +71,15 @@ def payload_arguments(payloads: Sequence[str]) -> tuple[str, ...]:
     from serialbench.catalog.payloads import absolute
 
     return tuple(absolute(argument) for argument in payloads)
+
+
+def selected_inputs(args) -> str | None:
+    """--input and the INPUT words of the --payload arguments: a result file's benchmarks to show (report's,
+    memory's)."""
+    from serialbench.catalog.payloads import parse_payload
+
+    words = [parse_payload(payload).word for payload in args.payloads]
+    return ",".join([*([args.input] if args.input else []), *words]) or None
 
 
 def filters(patterns: Sequence[str], tier: str | None, inputs: str | None) -> dict:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import cProfile
 import pstats
 
-from serialbench.catalog.registry import CaseFailed, prepare, select
+from serialbench.catalog.registry import CaseFailed, prepare
 from serialbench.commands.contract import Output, Parser
-from serialbench.commands.options import add_cases_argument, add_with_argument, one_full_name
+from serialbench.commands.options import add_cases_argument, add_with_argument, one_named
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_time
 from serialbench.inside import timeloop
@@ -45,11 +45,9 @@ def arguments(cli: Parser) -> None:
 def run(args, out: Output) -> int:
     if args.with_specs and not overlay_active():  # the command again, its libraries from the overlay
         return run_with_overlay("profile", args.argv, args.with_specs, out.say)
-    words = one_full_name(args.name, "profile")
+    bench, cases = one_named(args.name, "profile", args.case_dirs)
     if args.top < 1 or args.seconds <= 0:
         raise UsageError("--top takes 1 or more and --seconds a positive number")
-    benchmarks, cases = select(args.case_dirs, [args.name], tiers=words[3], inputs=words[2])
-    bench = benchmarks[0]
     try:
         prepared = prepare(bench, cases)
     except CaseFailed as exc:

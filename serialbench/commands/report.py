@@ -8,10 +8,9 @@ the change with compare's verdict (verdicts/file_changes.py, views/changes.py). 
 
 from __future__ import annotations
 
-from serialbench.catalog.payloads import parse_payload
 from serialbench.commands import options
 from serialbench.commands.contract import Output, Parser
-from serialbench.commands.options import add_filter_arguments, add_min_effect
+from serialbench.commands.options import add_filter_arguments, add_min_effect, selected_inputs
 from serialbench.core.errors import UsageError
 from serialbench.results.files import load
 from serialbench.results.selection import filter_results, select_results
@@ -43,8 +42,7 @@ def run(args, out: Output) -> int:
         raise UsageError(f"--plot {args.plot}: the name must end in {', '.join(PLOT_SUFFIXES)}")
     if args.plot:
         options.require_extra("--plot", "matplotlib", "plot")
-    words = [parse_payload(payload).word for payload in args.payloads]  # a payload's INPUT word
-    args.input = ",".join([*([args.input] if args.input else []), *words]) or None
+    args.input = selected_inputs(args)
 
     loaded = [load(path) for path in args.files]
     changes = []

@@ -7,7 +7,9 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import subprocess
+from collections.abc import Sequence
 
+from serialbench.core.formatting import last_line
 from serialbench.sides.sides import Side
 
 WORKER_TIMEOUT_S = 900
@@ -32,18 +34,26 @@ def count_sides(sides, names, workers: int, say) -> list[dict[str, dict]]:
 def _run_worker(side: Side, names: list[str]) -> dict[str, dict]:
     argv, env = side.command("allocations_worker", {"names": names, "case_dirs": list(side.case_dirs),
                                                     "payloads": list(side.payloads)})
+    printed, reason, _ = json_lines(argv, env, side.root)
+    entries = {entry.pop("name"): entry for entry in printed if "name" in entry}
+    return {name: entries.get(name, {"error": reason}) for name in names}
+
+
+def json_lines(argv: Sequence[str], env: dict | None = None, cwd: str | None = None
+               ) -> tuple[list[dict], str, bool]:
+    """Run a worker that answers one JSON object a line (this module's, and the memory pass's): the objects
+    it printed, what its stderr last said (or its exit status, or that it did not answer within
+    WORKER_TIMEOUT_S), and whether it exited 0."""
     try:
-        done = subprocess.run(argv, cwd=side.root, env=env, capture_output=True, text=True, timeout=WORKER_TIMEOUT_S)
+        done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=WORKER_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        return {name: {"error": f"no answer within {WORKER_TIMEOUT_S} s"} for name in names}
-    entries = {}
+        return [], f"no answer within {WORKER_TIMEOUT_S} s", False
+    entries = []
     for line in done.stdout.splitlines():
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
-            continue  # a case that prints
-        if isinstance(entry, dict) and "name" in entry:
-            entries[entry.pop("name")] = entry
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
-    reason = lines[-1] if lines else f"exit status {done.returncode}"
-    return {name: entries.get(name, {"error": reason}) for name in names}
+            continue  # a case that prints: not ours to parse
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return entries, last_line(done.stderr) or f"exit status {done.returncode}", done.returncode == 0

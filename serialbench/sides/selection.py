@@ -13,11 +13,9 @@ def check_selection(case_dirs: Sequence[str], patterns: Sequence[str], tiers: st
     """The user's selection, checked once before any side: the tiers, the input kinds, the payloads,
     and that every -b pattern names a benchmark of the catalog, whether or not its libraries are
     installed here (an overlay may bring them)."""
-    from serialbench.catalog.discovery import discover
     from serialbench.catalog.inputs import INPUT_KINDS, TIERS, default_inputs
     from serialbench.catalog.payloads import parse_payloads
-    from serialbench.catalog.registry import all_benchmarks, name_matches
-    from serialbench.catalog.registry import case_dirs as directories
+    from serialbench.catalog.registry import name_matches
     from serialbench.core.parsing import parse_words
 
     sources = parse_payloads(payloads)
@@ -25,8 +23,7 @@ def check_selection(case_dirs: Sequence[str], patterns: Sequence[str], tiers: st
     input_list = parse_words(inputs, list(INPUT_KINDS), "input") or ([] if sources else default_inputs())
     if not patterns:
         return
-    names = [b.name for b in all_benchmarks(discover(directories(case_dirs), lambda message: None),
-                                            input_list, tier_list, sources)]
+    names = catalog_names(case_dirs, input_list, tier_list, sources)
     for pattern in patterns:
         if not any(name_matches(name, pattern) for name in names):
             raise UsageError(f"-b {pattern!r} matches no benchmark at --tier {','.join(tier_list)} and --input "
@@ -69,3 +66,29 @@ def selection_distributions(case_dirs: Sequence[str], patterns: Sequence[str], t
         for case in [bench.case, *source]:
             found += case.libraries
     return list(dict.fromkeys(found))
+
+
+def one_benchmark(case_dirs: Sequence[str], pattern: str, payloads: Sequence[str] = ()) -> str:
+    """The one benchmark that -b names in the catalog at any input and tier (bisect takes one)."""
+    from serialbench.catalog.inputs import INPUT_KINDS, TIERS
+    from serialbench.catalog.payloads import parse_payloads
+    from serialbench.catalog.registry import name_matches
+    from serialbench.sides.checks import few
+
+    names = [name for name in catalog_names(case_dirs, list(INPUT_KINDS), list(TIERS), parse_payloads(payloads))
+             if name_matches(name, pattern)]
+    if len(names) != 1:
+        raise UsageError(f"-b {pattern!r} names {len(names)} benchmarks ({few(names, names) if names else 'none'}); "
+                         "bisect takes one, FORMAT/IMPL/INPUT/TIER (see 'python -m serialbench list')")
+    return names[0]
+
+
+def catalog_names(case_dirs: Sequence[str], inputs: Sequence[str], tiers: Sequence[str], sources) -> list[str]:
+    """Every benchmark of the catalog at these inputs, tiers and payloads, whether or not its libraries are
+    installed here (an overlay may bring them)."""
+    from serialbench.catalog.discovery import discover
+    from serialbench.catalog.registry import all_benchmarks
+    from serialbench.catalog.registry import case_dirs as directories
+
+    return [b.name for b in all_benchmarks(discover(directories(case_dirs), lambda message: None), inputs, tiers,
+                                           sources)]

@@ -97,10 +97,8 @@ def counts(rows: Sequence[Calibrated], slowdowns: Sequence[float], min_effect: f
     return lines
 
 
-def summarise(a_a: Sequence[Compared], a_b: Sequence[Sequence[Compared]], slowdowns: Sequence[float],
-              min_effect: float, landed: Sequence[dict[str, float]] | None = None, prefix: str = "") -> list[str]:
+def summarise(rows: Sequence[Calibrated], slowdowns: Sequence[float], min_effect: float) -> list[str]:
     """The table's lines, a blank line, then the counts."""
-    rows = calibrated(a_a, a_b, slowdowns, landed, prefix)
     return [*table.text(Table.of(calibrate_columns(slowdowns), rows)), "", *counts(rows, slowdowns, min_effect)]
 
 

@@ -72,6 +72,8 @@ def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> 
         write_page(out / page.file, page.title, page.kind, data)
         written.append(page)
     index = {"kind": "index", "title": "serialbench results",
+             "legend": f"{len(written)} results. A page per result: a run's times against tier, a compare's "
+                       "verdicts, a sweep's releases, a bisection's sessions.",
              "table": data_of(Table.of(INDEX_COLUMNS, index_rows(written)))}
     write_page(out / "index.html", index["title"], "index", index)
     copy_assets(out / "assets")

@@ -19,7 +19,8 @@ from serialbench.results.files import ResultFile
 from serialbench.results.sources import Source
 from serialbench.verdicts.timings import floor_multiple, timing
 from serialbench.views.site.pages import date_of
-from serialbench.views.table import number
+from serialbench.views.table import Column, Table, number
+from serialbench.views.table import data as table_data
 
 
 def history_page(source: Source) -> dict:
@@ -41,8 +42,16 @@ def history_page(source: Source) -> dict:
         if sum(p is not None for p in points) >= 2:
             found = next(loaded.get(name) for loaded in runs if loaded.get(name) is not None)
             benchmarks.append({"name": name, "copies": found.copies, "floor": found.format == FLOOR[0],
-                               "points": points})
-    return {"kind": "history", "floor": "/".join(FLOOR), "runs": shown, "benchmarks": benchmarks}
+                               "points": points, "table": table_data(Table.of(COLUMNS, [
+                                   (run, p) for run, p in zip(shown, points) if p is not None]))})
+    floor = "/".join(FLOOR)
+    return {"kind": "history", "floor": floor, "runs": shown, "benchmarks": benchmarks,
+            "legend": f"{len(runs)} runs in the order of their date. A benchmark's multiple of the floor ({floor} "
+                      "of its input and tier, timed in the same processes, milliseconds apart), which the machine's "
+                      "drift between runs barely moves, with the 95% interval over the run's processes; its time "
+                      "behind it (dotted, right axis), which the drift moves as much as the code; its floor's time "
+                      "against the first run drawn says how far the machine moved. An op that copies no tensor has "
+                      "no multiple: its time alone. Only the runs that have the benchmark are drawn."}
 
 
 def point(loaded: ResultFile, name: str) -> dict | None:
@@ -63,3 +72,12 @@ def point(loaded: ResultFile, name: str) -> dict | None:
             "multiple_text": "no copy" if multiple is None else
             f"{format_ratio(multiple)} [{format_ratio(low)}, {format_ratio(high)}]" if number(low) and number(high)
             else format_ratio(multiple)}
+
+
+# The table under the chart: a row a run that has the benchmark, (run, point) each.
+COLUMNS = [Column("run", lambda rp: rp[0]["shown"], left=True),
+           Column("libraries that differ", lambda rp: rp[0]["libraries"] or "-", left=True),
+           Column("date", lambda rp: rp[0]["date"] or "-", left=True),
+           *(Column(header, lambda rp, key=key: rp[1][key]) for key, header in (
+               ("multiple_text", "multiple [95%]"), ("time_text", "time"), ("floor_time_text", "its floor's time"),
+               ("floor_change", "the floor against the first")))]

@@ -59,6 +59,8 @@ def run_page(source: Source) -> dict:
     roundtrip = {kind: [table_data(t) for t in trips if t.title.startswith(f"{kind}, ")]
                  for kind in dict.fromkeys(r.input for r in results.results)}
     return {"kind": "run", "path": results.path, "head": header_lines(results) + source.notes,
+            "hint": "Hover a point: median, the workers' spread, payload, B/op and allocs/op (with a memory file), "
+                    "and the median's interval. Click it to keep it here.",
             "tiers": {tier: tier_size(tier) for tier in tier_order(r.tier for r in results.results)},
             "floor": "/".join(FLOOR), "views": views, "roundtrip": roundtrip,
             "benchmarks": [benchmark_data(results, r, cells[r.name]) for r in timed]}
@@ -102,20 +104,24 @@ def compare_page(source: Source) -> dict:
     rows, selection, paired, min_effect = compare_files(base.path, head.path)
     base_runs = {r.name: runs_of(r.benchmark) for r in base.results}
     head_runs = {r.name: runs_of(r.benchmark) for r in head.results}
-    rounds = {row.name: rounds_data(round_estimates(base_runs[row.name], head_runs[row.name]))
+    rounds = {row.name: rounds_data(round_estimates(base_runs[row.name], head_runs[row.name]),
+                                    "Each round's estimate (the median of its pairs' HEAD/BASE):")
               for row in rows} if paired else {}
     table = Table.of(compare_columns("BASE", "HEAD", paired), lines(rows, selection))
     if selection is not None:
         table.rows[-1].data["name"] = "selection"  # the page's name of the row, in its link and its plot
     return {"kind": "compare", "paired": paired, "min_effect": min_effect, "legend": legend(paired, min_effect),
+            "forest_legend": "Each row's change and its interval, against the minimum effect either side (dashed), "
+                             "coloured by verdict.",
             "sides": table_data(sides_table(base, head)), "rounds": rounds,
             "table": table_data(table)}
 
 
-def rounds_data(log_changes) -> dict:
-    """Each round's change (the median of its pairs' HEAD/BASE - 1), and as the terminal prints it."""
+def rounds_data(log_changes, legend: str) -> dict:
+    """Each round's change (the median of its pairs' HEAD/BASE - 1), as the terminal prints it, and what the
+    chart of them shows."""
     changes = [math.expm1(x) for x in log_changes]
-    return {"values": [number(c) for c in changes], "texts": [format_change(c) for c in changes]}
+    return {"values": [number(c) for c in changes], "texts": [format_change(c) for c in changes], "legend": legend}
 
 
 SIDE_FACTS = {
@@ -160,16 +166,19 @@ def sweep_page(source: Source) -> dict:
                 rounds[f"{bench['name']} {step['from']} {step['to']}"] = changes
     first = source.files[0] if source.files else None
     benchmarks = [{**bench, "steps": [with_text(s) for s in bench["steps"]],
-                   "from_anchor": [with_text(s) for s in bench["from_anchor"]],
-                   "first": next(format_time(m) for m in bench["medians"] if m is not None)}
+                   "from_anchor": [with_text(s) for s in bench["from_anchor"]], "line": sweep_line(sides, bench)}
                   for bench in data["benchmarks"]]
     sweep = sweep_from_json(json.dumps(data), source.paths[0])
     grid = sweep_grid(sweep)  # the terminal's cells, and below its legend
+    noun = "commit" if data.get("commits") else "release"
     page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": data.get("anchor", sides[0]),
             "min_effect": data["min_effect"], "benchmarks": benchmarks, "grid": table_data(grid),
             "legend": sweep_legend(sweep)[:1],  # the terminal's words for its cells and marks
+            "chart_legend": "Per benchmark: a point is the anchor's median times (1 + the change against the anchor), "
+                            "its bar the 95% interval of that change; a step is shaded between the two "
+                            f"{noun}s, red slower, green faster, with its change.",
             "selection": table_data(Table.of(SELECTION, [with_text(s) for s in data.get("selection", [])])),
-            "summary": f"{len(sides)} {'commit' if data.get('commits') else 'release'}s, {len(benchmarks)} benchmarks, "
+            "summary": f"{len(sides)} {noun}s, {len(benchmarks)} benchmarks, "
                        f"anchor {data.get('anchor', sides[0])}, minimum effect {data['min_effect'] * 100:g}%",
             "left_out": data.get("left_out", {}),
             "machines": [f"{side}: {machine_text(m)}" for side, m in (data.get("machines") or {}).items()],
@@ -180,9 +189,29 @@ def sweep_page(source: Source) -> dict:
     if data.get("commits"):
         page["commits"] = commit_rows(data["commits"], data["commits"], sides, data.get("left_out") or {})
         page["commits_table"] = table_data(commits_table(page["commits"]))
+    named = {c["label"]: c["named"] for c in page.get("commits", [])}
+    page["left_out_lines"] = [f"{named.get(side, side)}: {why}" for side, why in page["left_out"].items()]
     if data.get("history"):
         page["history"] = str(data["history"])
     return page
+
+
+def sweep_line(sides: list[str], bench: dict) -> dict:
+    """A benchmark's line on its chart: the anchor's median (or the first side's that ran it) times 1 + each
+    side's change against it, each with its 95% interval as bars above and below, and what its hover says."""
+    first = next(k for k, m in enumerate(bench["medians"]) if m is not None)
+    base = bench["medians"][first]
+    line = {"x": [sides[first]], "y": [base], "plus": [0], "minus": [0],
+            "text": [f"{sides[first]}: {format_time(base)} "
+                     f"({'the anchor' if first == 0 else 'the first side that ran it'})"]}
+    for step in map(with_text, bench["from_anchor"]):
+        y = base * (1 + (step["change"] or 0))
+        line["x"].append(step["to"])
+        line["y"].append(y)
+        line["plus"].append(0 if step["high"] is None else base * (1 + step["high"]) - y)
+        line["minus"].append(0 if step["low"] is None else y - base * (1 + step["low"]))
+        line["text"].append(f"{step['to']}: {step['text']} against {step['from']}")
+    return line
 
 
 SELECTION = [column("step", "step", lambda s: f"{s['from']} -> {s['to']}", left=True),
@@ -210,7 +239,10 @@ def _step_rounds(by_label, name: str, before: str, after: str) -> dict:
                 continue
             b, h = base.get(name), head.get(name)
             if b is not None and h is not None:
-                return rounds_data(round_estimates(runs_of(b.benchmark), runs_of(h.benchmark)))
+                return rounds_data(round_estimates(runs_of(b.benchmark), runs_of(h.benchmark)),
+                                   f"Each round's estimate (the median of its pairs' {after}/{before}); in colour the "
+                                   "rounds of the verdict, in grey the rounds the session went on to take for other "
+                                   "benchmarks.")
     return {}
 
 
@@ -232,7 +264,18 @@ def bisect_page(source: Source) -> dict:
     steps = data.get("steps") or ([{"from": data["previous"], "to": data["changed_at"], "verdict": data["verdict"],
                                     "change": data.get("change"), "low": data.get("low"), "high": data.get("high")}]
                                   if data.get("changed_at") else [])  # a file of before bisect found several
-    page = {"kind": "bisect", "path": source.paths[0], **data, "steps": [with_text(step) for step in steps],
+    steps = [{**found, "found": f"changed at {found['to']} (after {found['from']}): "
+              f"{found['verdict']}, {found['text']}{found.get('share_text', '')}"} for found in map(with_text, steps)]
+    bench, good, bad = data.get("benchmark"), data.get("good"), data.get("bad")
+    page = {"kind": "bisect", "path": source.paths[0], **data, "steps": steps,
+            "answer": f"{bench}: {steps[0]['found']}" if len(steps) == 1 else
+                      f"{bench}: {len(steps)} steps from {good} to {bad}" if steps else
+                      f"{bench}: no step found from {good} to {bad}",
+            "uncertain_lines": [f"unsearched: {u['from']} -> {u['to']}: {u['why']}"
+                                for u in data.get("unsearched") or []]
+            + ([f"uncertain: {data['uncertain']}"] if data.get("uncertain") else []),
+            "ladder_legend": f"A row per session: the {'commit' if data.get('commits') else 'release'}s it timed (●) "
+                             "inside its bracket; a cell is coloured by the verdict of the step into it.",
             "sessions": [{**session, "steps": [with_text(step) for step in session["steps"]]}
                          for session in data["sessions"]],
             "versions": sorted(versions, key=lambda v: (order.get(v, len(order)), _version_key(v)))}
@@ -290,11 +333,14 @@ def commit_rows(commits: dict, order, timed, skipped: dict) -> list[dict]:
     rows = []
     for label in dict.fromkeys(str(label) for label in order):
         commit = commits.get(label, {})
-        files = commit.get("files")
-        rows.append({"label": label, "sha": str(commit.get("sha", "")), "subject": str(commit.get("subject", "")),
-                     "date": str(commit.get("date", "")),
-                     "files": [str(path) for path in files] if isinstance(files, list) else [],
-                     "timed": label in timed, "skipped": str(skipped[label]) if label in skipped else None})
+        files = [str(path) for path in commit["files"]] if isinstance(commit.get("files"), list) else []
+        subject, date = str(commit.get("subject", "")), str(commit.get("date", ""))
+        rows.append({"label": label, "sha": str(commit.get("sha", "")), "subject": subject, "date": date,
+                     "files": files, "timed": label in timed,
+                     "skipped": str(skipped[label]) if label in skipped else None,
+                     # as the page names it: a commit with its subject, and what it is, with its files changed
+                     "named": f"{label} ({subject})" if subject else label,
+                     "note": f"{label} ({date}): {subject}; {len(files)} file{'' if len(files) == 1 else 's'} changed"})
     return rows
 
 

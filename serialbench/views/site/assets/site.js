@@ -47,12 +47,20 @@ this script formats none, and draws the tables of views/table.py with one functi
     if (hash !== location.hash) history.replaceState(null, "", hash);
   }
 
+  // A page's view, drawn by `render` from the hash now and at each change of it; go(state) shows another.
+  function follow(render) {
+    window.addEventListener("hashchange", render);
+    render();
+    return state => { writeHash(state); render(); };
+  }
+
   // -- shared pieces ------------------------------------------------------------------------------
   function section(title, ...children) {
     return el("section", {}, el("h2", {}, title), ...children);
   }
 
-  // A views/table.py Table (its data()); `row(tr, row)` and `cell(td, row, index)` add a page's classes and clicks.
+  // A views/table.py Table (its data()); `row(tr, row)` and `cell(td, row, index)` add a page's classes and clicks;
+  // the column headed `verdict` is coloured by each row's word (its data's `verdict`, site.css).
   function drawTable(table, opts) {
     opts = opts || {};
     const labelled = table.corner !== null, left = new Set(table.left);
@@ -65,6 +73,8 @@ this script formats none, and draws the tables of views/table.py with one functi
             const td = el("td", {className: (left.has(i + labelled) ? "" : "number") + (mark === "*" ? " marked" : "")},
               lines ? lines.map((line, k) => el("div", {className: k ? "minor" : ""},
                                                 !k && mark === "=" ? "= " + line : line)) : "-");
+            if (table.columns[i] === opts.verdict) Object.assign(td, {className: "verdict"}).dataset.verdict =
+              row.data.verdict;
             if (opts.cell) opts.cell(td, row, i);
             return td;
           }));
@@ -76,16 +86,13 @@ this script formats none, and draws the tables of views/table.py with one functi
       el("p", {className: "legend"}, table.legend)), node, table.notes.map(note => el("p", {className: "note"}, note))) : node;
   }
 
-  function commitNote(label) {  // what a commit side is: its subject, date and files changed (their paths on hover)
+  function commitNote(label) {  // what a commit side is (pages.py commit_rows), the paths it changed on hover
     const c = COMMITS.get(label);
-    if (!c) return "";
-    return el("div", {className: "commit", title: c.files.join("\n"), dataset: {label}},
-      `${c.label} (${c.date}): ${c.subject}; ${c.files.length} file${c.files.length === 1 ? "" : "s"} changed`);
+    return c ? el("div", {className: "commit", title: c.files.join("\n"), dataset: {label}}, c.note) : "";
   }
 
-  function named(label) {  // a commit with its subject; a release (no commit) by its label alone
-    const c = COMMITS.get(label);
-    return c && c.subject ? `${label} (${c.subject})` : label;
+  function list(lines, props) {
+    return el("ul", props, lines.map(line => el("li", {}, line)));
   }
 
   function commitsTable() {  // a commit's sha and the paths it changed on hover
@@ -97,12 +104,6 @@ this script formats none, and draws the tables of views/table.py with one functi
     }});
   }
 
-  function verdictCell(td, word) {  // a cell of a verdict's word, coloured by it (site.css)
-    td.className = "verdict";
-    td.dataset.verdict = word;
-    return td;
-  }
-
   function draw(node, traces, layout, config) {
     Plotly.react(node, traces, Object.assign({margin: {l: 70, r: 20, t: 30, b: 60}, hovermode: "closest",
                                               font: {size: 12}}, layout), Object.assign({}, CONFIG, config));
@@ -110,8 +111,7 @@ this script formats none, and draws the tables of views/table.py with one functi
 
   // -- the index ----------------------------------------------------------------------------------
   function indexPage() {
-    MAIN.append(el("p", {}, `${DATA.table.rows.length} results. A page per result: a run's times against tier, a ` +
-                            "compare's verdicts, a sweep's releases, a bisection's sessions."),
+    MAIN.append(el("p", {}, DATA.legend),
       drawTable(DATA.table, {id: "results", row: (tr, row) => { tr.dataset.kind = row.data.kind; },
         cell: (td, row, i) => { if (i === 1) td.replaceChildren(el("a", {href: row.data.href}, row.data.title)); }}));
   }
@@ -122,12 +122,10 @@ this script formats none, and draws the tables of views/table.py with one functi
     const inputs = [...new Set(views.map(v => v.input))];
     const controls = el("div", {className: "controls"});
     const chart = el("div", {id: "chart", className: "chart"});
-    const tip = el("p", {className: "hint"}, "Hover a point: median, the workers' spread, payload, B/op and " +
-                   "allocs/op (with a memory file), and the median's interval. Click it to keep it here.");
+    const tip = el("p", {className: "hint"}, DATA.hint);
     const focus = el("div", {id: "focus"});
     const tables = el("div", {id: "tables"});
-    MAIN.append(el("ul", {className: "head"}, DATA.head.map(line => el("li", {}, line))), controls, chart, tip, focus,
-                tables);
+    MAIN.append(list(DATA.head, {className: "head"}), controls, chart, tip, focus, tables);
     const byName = new Map(DATA.benchmarks.map(b => [b.name, b]));
 
     function render() {
@@ -142,18 +140,15 @@ this script formats none, and draws the tables of views/table.py with one functi
       const benchmark = focused && focused.input === input && (focused.direction === direction ||
                                                                focused.row === DATA.floor) ? focused : null;
       writeHash({input, direction, impls: chosen.join(","), benchmark: benchmark ? benchmark.name : undefined});
-      focus.replaceChildren(benchmark ? el("ul", {className: "focus"}, benchmark.hover.map(line =>
-        el("li", {}, line))) : "");
+      focus.replaceChildren(benchmark ? list(benchmark.hover, {className: "focus"}) : "");
 
       controls.replaceChildren(
         el("label", {}, "input ", select("input", inputs, input, value => go({input: value, direction, impls: undefined}))),
         el("label", {}, "direction ", select("direction", directions, direction,
                                              value => go({input, direction: value, impls: undefined}))),
-        el("button", {type: "button", id: "fastest", on: {click: () => go({input, direction, impls: undefined})}},
-           "fastest of each format"),
-        el("button", {type: "button", id: "all", on: {click: () => go({input, direction, impls: present.join(",")})}},
-           "all"),
-        el("button", {type: "button", id: "none", on: {click: () => go({input, direction, impls: ""})}}, "none"),
+        [["fastest", "fastest of each format", undefined], ["all", "all", present.join(",")], ["none", "none", ""]]
+          .map(([id, label, impls]) => el("button", {type: "button", id, on: {click: () => go({input, direction, impls})}},
+                                          label)),
         el("div", {className: "impls", id: "impls"}, view.impls.map(([format, rows]) =>
           el("fieldset", {}, el("legend", {}, format), rows.map(row => el("label", {className: "impl"},
             el("input", {type: "checkbox", checked: chosen.includes(row), value: row, on: {change: event => {
@@ -203,16 +198,10 @@ this script formats none, and draws the tables of views/table.py with one functi
         .sort((a, b) => DATA.tiers[a.tier] - DATA.tiers[b.tier]);
       if (!points.length) return null;
       return {type: "scatter", x: points.map(b => DATA.tiers[b.tier]), y: points.map(b => b.median),
-              text: points.map(hover), hovertemplate: "%{text}<extra></extra>", customdata: points.map(b => b.name)};
+              text: points.map(b => b.hover.map(plotText).join("<br>")), hovertemplate: "%{text}<extra></extra>", customdata: points.map(b => b.name)};
     }
 
-    function hover(b) {
-      return b.hover.map(plotText).join("<br>");
-    }
-
-    function go(state) { writeHash(state); render(); }
-    window.addEventListener("hashchange", render);
-    render();
+    const go = follow(render);
     chart.on("plotly_click", event => {
       const point = event.points[0];
       if (point) go(Object.assign(readHash(), {benchmark: point.customdata}));
@@ -235,8 +224,7 @@ this script formats none, and draws the tables of views/table.py with one functi
     MAIN.append(section("The sides, as they ran", drawTable(DATA.sides, {id: "sides"})),
       section("Verdicts", holder, DATA.legend.map(line => el("p", {className: "legend"}, line)),
         el("p", {className: "hint"}, "Click a row for its rounds."), detail),
-      section("Forest plot", el("p", {className: "legend"}, "Each row's change and its interval, against the " +
-        "minimum effect either side (dashed), coloured by verdict."), forest));
+      section("Forest plot", el("p", {className: "legend"}, DATA.forest_legend), forest));
 
     function render() {
       const chosen = rows.find(r => r.name === readHash().benchmark && DATA.rounds[r.name]);
@@ -245,20 +233,17 @@ this script formats none, and draws the tables of views/table.py with one functi
         row: (tr, row) => {
           Object.assign(tr.dataset, {name: row.data.name});
           if (chosen && row.data.name === chosen.name) tr.classList.add("selected");
-          if (DATA.rounds[row.data.name]) tr.addEventListener("click", () => go(row.data.name));
+          if (DATA.rounds[row.data.name]) tr.addEventListener("click", () => go({benchmark: row.data.name}));
         },
-        cell: (td, row, i) => {
+        verdict: "verdict", cell: (td, row, i) => {
           if (i === at("change [interval]")) td.classList.add("interval");
-          if (i === at("verdict")) verdictCell(td, row.data.verdict);
         }}));
       detail.replaceChildren(chosen ? el("div", {className: "rounds"}, el("h3", {}, chosen.name),
-        el("p", {}, `${chosen.verdict}: ${chosen.text}, ${chosen.rounds} rounds. Each round's estimate (the median ` +
-                    "of its pairs' HEAD/BASE):"), roundsChart(DATA.rounds[chosen.name], chosen.verdict, Infinity)) : "");
+        el("p", {}, `${chosen.verdict}: ${chosen.text}, ${chosen.rounds} rounds. ${DATA.rounds[chosen.name].legend}`),
+        roundsChart(DATA.rounds[chosen.name], chosen.verdict, Infinity)) : "");
     }
 
-    function go(name) { writeHash({benchmark: name}); render(); }
-    window.addEventListener("hashchange", render);
-    render();
+    const go = follow(render);
     drawForest(forest, rows, theta);
   }
 
@@ -304,22 +289,17 @@ this script formats none, and draws the tables of views/table.py with one functi
     const detail = el("div", {id: "step"});
     // A sweep of commits says "commit" where a sweep of releases says "release", and names its commits.
     const noun = COMMITS.size ? "commit" : "release";
-    const leftOut = Object.entries(DATA.left_out).map(([side, why]) => `${named(side)}: ${why}`);
     const panels = DATA.benchmarks.map((bench, index) =>
       charts.appendChild(el("div", {className: "chart panel", id: `panel-${index}`, dataset: {name: bench.name}})));
     const what = DATA.history || DATA.library;
     MAIN.append(el("p", {}, (what ? what + ": " : "") + DATA.summary + (DATA.date ? `; ${DATA.date}` : "")),
       section(`Benchmark by ${noun}`, DATA.legend.map(line => el("p", {className: "legend"}, line)),
         el("p", {className: "hint"}, "Click a cell, or a point of a chart, for its step."), grid, detail),
-      section(`Time against ${noun}`, el("p", {className: "legend"}, "Per benchmark: a point is the anchor's " +
-        "median times (1 + the change against the anchor), its bar the 95% interval of that change; a step is " +
-        `shaded between the two ${noun}s, red slower, green faster, with its change.`), charts),
-      section("The whole selection, step by step", drawTable(DATA.selection, {id: "selection",
-        cell: (td, row, i) => { if (i === 4) verdictCell(td, row.data.verdict); }})),
+      section(`Time against ${noun}`, el("p", {className: "legend"}, DATA.chart_legend), charts),
+      section("The whole selection, step by step", drawTable(DATA.selection, {id: "selection", verdict: "verdict"})),
       COMMITS.size ? section("Commits", commitsTable()) : "",
-      leftOut.length ? section(COMMITS.size ? "Skipped" : "Left out", el("ul", {}, leftOut.map(t => el("li", {}, t))))
-        : "",
-      section("Where each side was timed", el("ul", {}, DATA.machines.map(t => el("li", {}, t)))));
+      DATA.left_out_lines.length ? section(COMMITS.size ? "Skipped" : "Left out", list(DATA.left_out_lines)) : "",
+      section("Where each side was timed", list(DATA.machines)));
 
     function render() {
       const state = readHash();
@@ -330,7 +310,7 @@ this script formats none, and draws the tables of views/table.py with one functi
         row: (tr, row) => {
           Object.assign(tr.dataset, {name: row.label});
           tr.classList.toggle("selected", row.label === bench.name);
-          tr.firstChild.addEventListener("click", () => go(row.label));
+          tr.firstChild.addEventListener("click", () => go({benchmark: row.label}));
         },
         cell: (td, row, k) => {  // shaded by the change against the anchor, outlined where a step is
           const side = DATA.sides[k], mine = DATA.benchmarks.find(b => b.name === row.label);
@@ -342,21 +322,19 @@ this script formats none, and draws the tables of views/table.py with one functi
           Object.assign(td.dataset, {side, verdict: step ? step.verdict : ""});
           td.style.backgroundColor = shade(against.change);
           td.title = step ? `${step.from} -> ${step.to}: ${step.verdict}, ${step.change_text}` : "";
-          td.addEventListener("click", () => go(row.label, side));
+          td.addEventListener("click", () => go({benchmark: row.label, step: side}));
         }}));
       panels.forEach(node => node.classList.toggle("selected", node.dataset.name === bench.name));
       detail.replaceChildren(chosen ? stepView(bench, chosen) : el("p", {className: "hint"},
         "Select a step (a cell of the grid, or a point of a chart) for its verdict, interval and rounds."));
     }
 
-    function go(name, step) { writeHash({benchmark: name, step}); render(); }
-    window.addEventListener("hashchange", render);
-    render();
+    const go = follow(render);
     DATA.benchmarks.forEach((bench, index) => {
       drawSweep(panels[index], bench);
       panels[index].on("plotly_click", event => {
         const point = event.points[0];
-        if (point) go(bench.name, bench.steps.some(s => s.to === point.x) ? point.x : undefined);
+        if (point) go({benchmark: bench.name, step: bench.steps.some(s => s.to === point.x) ? point.x : undefined});
       });
     });
   }
@@ -368,24 +346,15 @@ this script formats none, and draws the tables of views/table.py with one functi
   }
 
   function drawSweep(node, bench) {
-    const first = bench.medians.findIndex(m => m !== null);  // the anchor, or the first side that ran it
-    const base = bench.medians[first], baseSide = DATA.sides[first];
-    const xs = [baseSide], ys = [base], plus = [0], minus = [0];
-    const text = [`${baseSide}: ${bench.first} (${first === 0 ? "the anchor" : "the first side that ran it"})`];
-    for (const step of bench.from_anchor) {
-      const y = base * (1 + step.change);
-      xs.push(step.to); ys.push(y);
-      plus.push(step.high === null ? 0 : base * (1 + step.high) - y);
-      minus.push(step.low === null ? 0 : y - base * (1 + step.low));
-      text.push(`${step.to}: ${step.text} against ${step.from}`);
-    }
+    const line = bench.line;  // the anchor's median times 1 + the change against it (pages.py sweep_line)
     // A step's shading and change sit at its sides' positions on the category axis, not at their labels:
     // plotly reads a label that looks like a number (a release 3.0, a commit 12345678) as a position.
     const at = side => DATA.sides.indexOf(side);
     const steps = bench.steps.filter(step => step.verdict === "slower" || step.verdict === "faster");
-    draw(node, [{type: "scatter", mode: "lines+markers", x: xs.map(plotText), y: ys, meta: bench.name,
-                 name: plotText(bench.name), error_y: {type: "data", symmetric: false, array: plus, arrayminus: minus},
-                 text: text.map(plotText), hovertemplate: "%{text}<extra></extra>", line: {color: "#1f77b4"}}], {
+    draw(node, [{type: "scatter", mode: "lines+markers", x: line.x.map(plotText), y: line.y, meta: bench.name,
+                 name: plotText(bench.name), error_y: {type: "data", symmetric: false, array: line.plus,
+                 arrayminus: line.minus}, text: line.text.map(plotText), hovertemplate: "%{text}<extra></extra>",
+                 line: {color: "#1f77b4"}}], {
       title: {text: plotText(bench.name), font: {size: 12}, x: 0.02, xanchor: "left"}, showlegend: false,
       height: 300, margin: {l: 60, r: 10, t: 44, b: 60},
       shapes: steps.map(step => ({type: "rect", xref: "x", yref: "paper", x0: at(step.from), x1: at(step.to), y0: 0,
@@ -402,42 +371,30 @@ this script formats none, and draws the tables of views/table.py with one functi
       el("h3", {}, `${bench.name}: ${step.from} -> ${step.to}`), commitNote(step.to),
       el("p", {}, el("span", {className: "verdict", dataset: {verdict: step.verdict}}, step.verdict),
         `: ${step.text} (95%), ${step.rounds} rounds`),
-      rounds ? [roundsChart(rounds, step.verdict, step.rounds), el("p", {className: "legend"}, "Each round's " +
-        `estimate (the median of its pairs' ${step.to}/${step.from}); in colour the rounds of the verdict, in grey ` +
-        "the rounds the session went on to take for other benchmarks.")] :
+      rounds ? [roundsChart(rounds, step.verdict, step.rounds), el("p", {className: "legend"}, rounds.legend)] :
         el("p", {className: "hint"}, "The side files of this session are not in the site: no rounds to show."));
   }
 
   // -- a bisection --------------------------------------------------------------------------------
   function bisectPage() {
     const steps = DATA.steps;  // every step found (pages.py reads a file of the first one only too)
-    const stepText = s => `changed at ${s.to} (after ${s.from}): ${s.verdict}, ${s.text}${s.share_text || ""}`;
-    const noun = COMMITS.size ? "commit" : "release";
     const skipped = (DATA.commits || []).filter(c => c.skipped !== null);  // tried, and could not be used
-    const answer = steps.length === 1 ? `${DATA.benchmark}: ${stepText(steps[0])}` :
-      steps.length ? `${DATA.benchmark}: ${steps.length} steps from ${DATA.good} to ${DATA.bad}` :
-      `${DATA.benchmark}: no step found from ${DATA.good} to ${DATA.bad}`;
-    MAIN.append(el("p", {className: "answer", id: "answer"}, answer), steps.length === 1 ? commitNote(steps[0].to) : "",
-      steps.length > 1 ? el("ul", {id: "steps"}, steps.map(s => el("li", {}, stepText(s), commitNote(s.to)))) : "",
-      ...(DATA.unsearched || []).map(u => el("p", {className: "uncertain"}, `unsearched: ${u.from} -> ${u.to}: ${u.why}`)),
-      DATA.uncertain ? el("p", {className: "uncertain"}, "uncertain: " + DATA.uncertain) : "",
-      section("The sessions, from the bracket down to the answer", el("p", {className: "legend"},
-        `A row per session: the ${noun}s it timed (●) inside its bracket; a cell is coloured by the verdict of ` +
-        "the step into it."), drawTable(DATA.ladder, {id: "ladder",
+    MAIN.append(el("p", {className: "answer", id: "answer"}, DATA.answer), steps.length === 1 ? commitNote(steps[0].to) : "",
+      steps.length > 1 ? el("ul", {id: "steps"}, steps.map(s => el("li", {}, s.found, commitNote(s.to)))) : "",
+      ...DATA.uncertain_lines.map(line => el("p", {className: "uncertain"}, line)),
+      section("The sessions, from the bracket down to the answer", el("p", {className: "legend"}, DATA.ladder_legend),
+        drawTable(DATA.ladder, {id: "ladder",
         cell: (td, row, k) => {  // a rung: inside the session's bracket, a side it timed, the step into it
           const rung = row.data.rungs[k];
           if (rung) Object.assign(td, {title: rung.title, className: "rung" + (rung.inside ? " inside" : "") +
             (rung.side ? " side" : "") + (rung.verdict ? " " + rung.verdict.replace(/ /g, "-") : "")});
         }})),
-      skipped.length ? section("Skipped", el("ul", {id: "skipped"},
-        skipped.map(c => el("li", {}, `${named(c.label)}: ${c.skipped}`)))) : "");
+      skipped.length ? section("Skipped", list(skipped.map(c => `${c.named}: ${c.skipped}`), {id: "skipped"})) : "");
   }
 
   // -- a check-harness panel ----------------------------------------------------------------------
   function checkHarnessPage() {
-    MAIN.append(el("p", {}, DATA.summary), drawTable(DATA.table, {id: "panel", cell: (td, row, i) => {
-      if (DATA.table.columns[i] === "") verdictCell(td, row.data.verdict);
-    }}));
+    MAIN.append(el("p", {}, DATA.summary), drawTable(DATA.table, {id: "panel", verdict: ""}));
   }
 
   // -- a history of runs --------------------------------------------------------------------------
@@ -446,12 +403,7 @@ this script formats none, and draws the tables of views/table.py with one functi
     const chart = el("div", {id: "history-chart", className: "chart"});
     const table = el("div", {});
     const picker = el("span", {});
-    MAIN.append(el("p", {className: "legend"}, `${DATA.runs.length} runs in the order of their date. A ` +
-      `benchmark's multiple of the floor (${DATA.floor} of its input and tier, timed in the same processes, ` +
-      "milliseconds apart), which the machine's drift between runs barely moves, with the 95% interval over " +
-      "the run's processes; its time behind it (dotted, right axis), which the drift moves as much as the code; " +
-      "its floor's time against the first run drawn says how far the machine moved. An op that copies no " +
-      "tensor has no multiple: its time alone. Only the runs that have the benchmark are drawn."),
+    MAIN.append(el("p", {className: "legend"}, DATA.legend),
       el("div", {className: "controls"}, el("label", {}, "benchmark ", picker)), chart, table);
 
     function render() {
@@ -460,7 +412,7 @@ this script formats none, and draws the tables of views/table.py with one functi
                     DATA.benchmarks.find(b => !b.floor && b.copies) || DATA.benchmarks[0];
       if (!bench) { MAIN.append(el("p", {}, "No benchmark is in two of the runs.")); return; }
       writeHash({benchmark: bench.name});
-      picker.replaceChildren(select("benchmark", names, bench.name, name => go(name)));
+      picker.replaceChildren(select("benchmark", names, bench.name, name => go({benchmark: name})));
       const shown = DATA.runs.map((run, i) => [run, bench.points[i], i]).filter(([, p]) => p);
       const labels = shown.map(([run]) => run.shown);
       const points = shown.map(([, p]) => p);
@@ -483,16 +435,10 @@ this script formats none, and draws the tables of views/table.py with one functi
         yaxis: traces.length > 1 ? {title: {text: "multiple of the floor"}, rangemode: "tozero"} : seconds,
         yaxis2: Object.assign({overlaying: "y", side: "right", showgrid: false}, seconds),
         legend: {orientation: "h", y: -0.25}});
-      table.replaceChildren(el("table", {id: "history"}, el("thead", {}, el("tr", {}, ["run", "libraries that differ",
-        "date", "multiple [95%]", "time", "its floor's time", "the floor against the first"].map(h => el("th", {}, h)))),
-        el("tbody", {}, shown.map(([run, p]) => el("tr", {}, el("th", {scope: "row"}, run.shown),
-          [run.libraries || "-", run.date || "-", p.multiple_text, p.time_text, p.floor_time_text, p.floor_change]
-            .map((text, k) => el("td", {className: k > 1 ? "number" : ""}, text)))))));  // a page of a few points
+      table.replaceChildren(drawTable(bench.table, {id: "history"}));
     }
 
-    function go(name) { writeHash({benchmark: name}); render(); }
-    window.addEventListener("hashchange", render);
-    render();
+    const go = follow(render);
   }
 
   document.getElementById("title").textContent = DATA.title;
