@@ -131,8 +131,10 @@ def test_an_a_a_of_one_interpreter_through_its_environment_flags_nothing(made):
 @pytest.mark.slow
 def test_cache_lists_and_prunes_the_environment(made):
     assert "toylib 1.0" in made["listed"].stdout and "python" in made["listed"].stdout
+    assert any(line.startswith("environment ") for line in made["listed"].stdout.splitlines())
+    assert "1 environment" in made["listed"].stdout.splitlines()[-1]
     pruned = run_serialbench("cache", "prune", "--all", "--dry-run", env=made["env"])  # the other tests reuse it
-    assert pruned.returncode == 0 and "would remove python" in pruned.stdout
+    assert pruned.returncode == 0 and "would remove environment python" in pruned.stdout
 
 
 @pytest.mark.slow

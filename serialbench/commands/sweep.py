@@ -63,7 +63,8 @@ def arguments(cli: Parser) -> None:
     cli.add_argument("--pythons", metavar="PY,PY,...",
                      help="instead of SPECs, interpreters, in order (the first is the anchor): versions the machine "
                           "has (3.11,3.12,3.13), commands or paths; one without the selection's libraries gets an "
-                          "environment made for it, at this environment's versions, cached")
+                          "environment made for it, at this environment's versions, cached; each is judged against "
+                          "the first")
     cli.add_argument("--revisions", metavar="A..B",
                      help="instead of SPECs, the revisions of the repository holding the cases (serialbench's own, "
                           "or --cases DIR's): A, then every commit after it on B's first-parent line, as asv run A..B")
