@@ -354,3 +354,15 @@ def test_a_sweep_of_releases_still_judges_each_adjacent_step():
     table = format_sweep(sweep)
     assert "steps at python 3.12.3 (1 faster)" in table and "against python 3.11.7" not in table
     assert "steps_judged" not in json.loads(sweep_json(sweep))
+
+
+def test_an_interpreter_whose_environment_took_another_version_says_it_in_its_columns_header():
+    _, sweep = judged(against_anchor=True)
+    sweep.libraries = {"python 3.13.0": "toylib 0.9 (installed)"}  # the closest release 3.13 has
+    table = format_sweep(sweep)
+    header, under = table.splitlines()[:2]
+    assert "python 3.13.0" in header and under.split() == ["toylib", "0.9", "(installed)"]
+    assert len(under.rstrip()) == len(header.rstrip())  # under its own column (the last), aligned as it is
+    back = sweep_from_json(sweep_json(sweep), "sweep.json")
+    assert back.libraries == sweep.libraries and format_sweep(back) == table
+    assert "libraries" not in json.loads(sweep_json(judged(against_anchor=False)[1]))

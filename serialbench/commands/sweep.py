@@ -142,7 +142,11 @@ def run(args, out: Output) -> int:
                   all_labels, [c for c in own if c in columns], shard,
                   left_out, selections=[step for _, judges in parts for step in judges.selections()], files=files,
                   commits={label: plan.described[label].as_json() for label in all_labels if label in plan.described},
-                  history=plan.history, against_anchor=plan.against_anchor, noun=plan.noun)
+                  history=plan.history, against_anchor=plan.against_anchor, noun=plan.noun,
+                  # interpreters' environments may hold other versions than pinned (the closest one that has a
+                  # release for it): each column says what its side ran, as compare's header does
+                  libraries={item.side.label: ", ".join(item.side.ran) for item in usable
+                             if plan.noun == "interpreter" and item.side.ran})
     failed = {name: why for session, _ in parts for name, why in session.failed.items()}
     rounds = max((session.rounds for session, _ in parts), default=0)
     budgeted = {name: ended for session, _ in parts for name, ended in session.budget_rounds.items()}

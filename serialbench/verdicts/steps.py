@@ -86,6 +86,9 @@ class Sweep:
     history: str = ""  # the git range the sides are commits of: 'msgpack-python v1.1.2..v1.2.0 (first-parent)'
     against_anchor: bool = False  # each step is the anchor -> a later side (a sweep of interpreters), not adjacent
     noun: str = "release"  # what a side is, in the table's words: "release" (or a commit), "interpreter"
+    # side -> the library versions it ran, where the sides' differ (a sweep of interpreters: an environment
+    # that took the closest release an interpreter has instead of the pinned one), for its column's header
+    libraries: dict[str, str] = field(default_factory=dict)
 
     @property
     def anchor(self) -> str:
@@ -229,7 +232,8 @@ def merge(parts: Sequence[Sweep]) -> Sweep:
                  notes + machine_notes(machines), selections,
                  files=list(dict.fromkeys(name for part in parts for name in part.files)),
                  commits={k: v for part in parts for k, v in part.commits.items()}, history=first.history,
-                 against_anchor=first.against_anchor, noun=first.noun)
+                 against_anchor=first.against_anchor, noun=first.noun,
+                 libraries={k: v for part in parts for k, v in part.libraries.items() if k in columns})
 
 
 def machine_notes(machines: dict[str, dict]) -> list[str]:
@@ -262,7 +266,7 @@ def sweep_from_json(text: str, path: str) -> Sweep:
                                          names=tuple(s.get("names", ()))) for s in data.get("selection", [])],
                      files=[str(name) for name in data.get("files", [])], commits=dict(data.get("commits") or {}),
                      history=str(data.get("history") or ""), against_anchor=data.get("steps_judged") == ANCHORED,
-                     noun=str(data.get("side_noun") or "release"))
+                     noun=str(data.get("side_noun") or "release"), libraries=dict(data.get("libraries") or {}))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{path} is not a sweep's --json file ({type(exc).__name__}: {exc}); give the files "
                          "that 'sweep --json FILE' wrote") from None

@@ -35,10 +35,12 @@ def _machine_key(machine: dict) -> tuple:
 
 
 def sweep_grid(sweep: Sweep) -> Table:
-    """A row per benchmark, a column per side (headed by its machine's letter where there are several):
-    the terminal's, the Markdown's and the site's table."""
+    """A row per benchmark, a column per side (headed by the library versions it ran where the sides'
+    differ, and by its machine's letter where there are several): the terminal's, the Markdown's and
+    the site's table."""
     letters = machine_letters(sweep)
-    table = Table([Column(f"{side}\n[{letters[side]}]" if letters else side) for side in sweep.sides],
+    table = Table([Column("\n".join([side, *([sweep.libraries[side]] if side in sweep.libraries else []),
+                                      *([f"[{letters[side]}]"] if letters else [])])) for side in sweep.sides],
                   corner="benchmark", code=True)
     for row in sweep.rows:
         table.rows.append(Row(row.name, [Cell([_cell(row, side, sweep.anchor)]) for side in sweep.sides]))

@@ -81,6 +81,7 @@ def sweep_json(sweep: Sweep) -> str:
         # a sweep of interpreters: each step is the anchor -> a later side (a sweep of releases has neither key)
         **({"steps_judged": ANCHORED} if sweep.against_anchor else {}),
         **({"side_noun": sweep.noun} if sweep.noun != "release" else {}),
+        **({"libraries": sweep.libraries} if sweep.libraries else {}),  # side -> its versions, where they differ
     })
 
 
