@@ -645,3 +645,20 @@ def test_a_sweep_of_interpreters_gives_its_page_the_word_and_steps_against_the_a
         ("python 3.11.7", "python 3.12.3"), ("python 3.11.7", "python 3.13.0")]
     (row,) = [row for row in site.index_rows(pages) if row["kind"] == "sweep"]
     assert row["libraries"].startswith("interpreters python 3.11.7 to python 3.13.0")
+
+
+@pytest.mark.slow
+def test_a_sweep_of_interpreters_shades_each_interpreters_own_column(chromium, tmp_path):
+    from serialbench.views.verdict_json import sweep_json
+    from tests.test_sweep import judged
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "sweep-pythons.json").write_text(sweep_json(judged(against_anchor=True)[1]))
+    (tmp_path / "site").mkdir()
+    (page,) = site.build_site([str(folder)], tmp_path / "site", print)
+    open_page(chromium, tmp_path / "site" / page.file)
+    shapes = chromium.execute_script("return [...document.querySelectorAll('#charts .panel')].map(gd => "
+                                     "gd.layout.shapes.map(s => [s.x0, s.x1]))")
+    assert shapes == [[[0.6, 1.4], [1.6, 2.4]]]  # around python 3.12.3 (1) and 3.13.0 (2), not from the anchor
+    assert "Benchmark by interpreter" in chromium.find_element("id", "main").text
