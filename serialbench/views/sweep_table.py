@@ -72,7 +72,7 @@ def step_lines(rows: Sequence[SweepRow], against_anchor: bool = False) -> list[s
                              else f"{step.after} {step.verdict}{_against(step, against_anchor)}, {change_text(step)}"
                              for step in row.steps if step.changed or step.verdict == vocabulary.AT_THRESHOLD)
         else:
-            text = "no step" if not noisy and not mixed else "no step found"
+            text = ("no change" if against_anchor else "no step") + ("" if not noisy and not mixed else " found")
         if noisy:
             text += f" (too noisy to tell at {listed(noisy)})"
         if mixed:
