@@ -102,10 +102,10 @@ class StepJudges:
     benchmark is settled (when all its steps are) and corrects the steps together. The steps are the
     adjacent pairs of sides, or (`against_anchor`) the first side to each later one; of adjacent steps
     a second judge takes the changes against the anchor, for the table, never what stops the rounds
-    (against the anchor, the steps are those changes). `table_size`
-    is the whole sweep's count of steps x benchmarks: a sweep of several sessions (benchmarks some
-    sides refuse) corrects each session as part of the whole table (the others' rows count as p = 1,
-    which only makes each session's correction stricter than the joint one)."""
+    (against the anchor, the steps are those changes). `table_size` is the whole sweep's count of
+    steps x benchmarks: a sweep of several sessions (benchmarks some sides refuse) corrects each
+    session as part of the whole table (the others' rows count as p = 1, which only makes each
+    session's correction stricter than the joint one)."""
 
     def __init__(self, labels: Sequence[str], names: Sequence[str], looks: Sequence[int], min_effect: float,
                  table_size: int | None = None, against_anchor: bool = False):
