@@ -46,9 +46,10 @@ def test_list_shows_size_specs_and_last_use_most_recent_first(cache, tmp_path):
     done = serialbench("list", env={"XDG_CACHE_HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].split() == ["overlay", "size", "last", "used", "python", "installed", "specs"]
-    assert [line.split()[0] for line in lines[1:5]] == ["cccc", "dddd-x1y2", "bbbb", "aaaa"]
-    assert lines[4].split()[1:6] == ["3.00", "MB", "30", "days", "ago"]
+    assert lines[0].split() == ["kind", "directory", "size", "last", "used", "python", "installed", "specs"]
+    assert [line.split()[:2] for line in lines[1:5]] == [["overlay", name] for name in ("cccc", "dddd-x1y2", "bbbb",
+                                                                                         "aaaa")]
+    assert lines[4].split()[2:7] == ["3.00", "MB", "30", "days", "ago"]
     assert "an install cut short" in lines[2]
     assert lines[-1].startswith("4 overlays, 6.00 MB")
 

@@ -621,3 +621,44 @@ def test_a_rows_block_of_lines_is_drawn_under_its_row(chromium):
                                    "[...t.querySelectorAll(':scope > tbody > tr')].map(r => r.textContent);",
                                    data(outer))
     assert rows == ["a/b/c/1K", "functionchangepack+10.0%", "d/e/f/1K"]
+
+
+def test_a_sweep_of_interpreters_gives_its_page_the_word_and_steps_against_the_anchor(tmp_path):
+    """The page of a sweep whose steps are each against the anchor (sweep --pythons) says interpreter and
+    shades each interpreter's own column (site.js reads against_anchor)."""
+    from serialbench.views.site.pages import sweep_page
+    from serialbench.views.verdict_json import sweep_json
+    from tests.test_sweep import judged
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "sweep-pythons.json").write_text(sweep_json(judged(against_anchor=True)[1]))
+    (tmp_path / "site").mkdir()
+    lines = []
+    pages = site.build_site([str(folder)], tmp_path / "site", lines.append)
+    (page,) = [page for page in pages if page.kind == "sweep"]
+    data = sweep_page(page.source)
+    assert (data["noun"], data["against_anchor"]) == ("interpreter", True)
+    assert data["summary"].startswith("3 interpreters, 1 benchmarks, anchor python 3.11.7")
+    assert "an interpreter slower or faster than the anchor is shaded" in data["chart_legend"]
+    assert [(s["from"], s["to"]) for s in data["benchmarks"][0]["steps"]] == [
+        ("python 3.11.7", "python 3.12.3"), ("python 3.11.7", "python 3.13.0")]
+    (row,) = [row for row in site.index_rows(pages) if row["kind"] == "sweep"]
+    assert row["libraries"].startswith("interpreters python 3.11.7 to python 3.13.0")
+
+
+@pytest.mark.slow
+def test_a_sweep_of_interpreters_shades_each_interpreters_own_column(chromium, tmp_path):
+    from serialbench.views.verdict_json import sweep_json
+    from tests.test_sweep import judged
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "sweep-pythons.json").write_text(sweep_json(judged(against_anchor=True)[1]))
+    (tmp_path / "site").mkdir()
+    (page,) = site.build_site([str(folder)], tmp_path / "site", print)
+    open_page(chromium, tmp_path / "site" / page.file)
+    shapes = chromium.execute_script("return [...document.querySelectorAll('#charts .panel')].map(gd => "
+                                     "gd.layout.shapes.map(s => [s.x0, s.x1]))")
+    assert shapes == [[[0.6, 1.4], [1.6, 2.4]]]  # around python 3.12.3 (1) and 3.13.0 (2), not from the anchor
+    assert "Benchmark by interpreter" in chromium.find_element("id", "main").text

@@ -131,15 +131,19 @@ def test_an_a_a_of_one_interpreter_through_its_environment_flags_nothing(made):
 @pytest.mark.slow
 def test_cache_lists_and_prunes_the_environment(made):
     assert "toylib 1.0" in made["listed"].stdout and "python" in made["listed"].stdout
+    assert any(line.startswith("environment ") for line in made["listed"].stdout.splitlines())
+    assert "1 environment" in made["listed"].stdout.splitlines()[-1]
     pruned = run_serialbench("cache", "prune", "--all", "--dry-run", env=made["env"])  # the other tests reuse it
-    assert pruned.returncode == 0 and "would remove python" in pruned.stdout
+    assert pruned.returncode == 0 and "would remove environment python" in pruned.stdout
 
 
 @pytest.mark.slow
-def test_a_sweep_across_interpreters_names_each_by_its_version_and_an_a_a_flags_nothing(made, tmp_path):
+def test_a_sweep_across_interpreters_judges_each_against_the_first_and_an_a_a_a_flags_nothing(made, tmp_path):
     base = Path(sys._base_executable)
-    (tmp_path / "again").symlink_to(base)  # the same interpreter by another path: an A/A sweep
-    done = run_serialbench("sweep", "--pythons", f"{base},{tmp_path / 'again'}", "--cases", made["cases"],
+    (tmp_path / "again").symlink_to(base)  # the same interpreter by other paths: an A/A/A sweep
+    (tmp_path / "third").symlink_to(base)
+    done = run_serialbench("sweep", "--pythons", f"{base},{tmp_path / 'again'},{tmp_path / 'third'}",
+                           "--cases", made["cases"],
                            "-b", "lib/toylib/float32/10K", "--rounds", "8", "--min-effect", "10",
                            "--json", tmp_path / "sweep.json", env=made["env"])
     for path in written_results(done.stderr):
@@ -149,8 +153,25 @@ def test_a_sweep_across_interpreters_names_each_by_its_version_and_an_a_a_flags_
     header = done.stdout.splitlines()[0]
     assert f"python {version} ({base})" in header and f"python {version} ({tmp_path / 'again'})" in header
     assert "making an environment" not in done.stderr  # the fixture's, reused
-    rows = json.loads((tmp_path / "sweep.json").read_text())["benchmarks"]
+    data = json.loads((tmp_path / "sweep.json").read_text())
+    rows = data["benchmarks"]
     assert rows and all(step["verdict"] not in ("slower", "faster") for row in rows for step in row["steps"])
+    # each interpreter judged against the first, not against the one before it
+    assert data["steps_judged"] == "against the anchor" and data["side_noun"] == "interpreter"
+    assert [(step["from"], step["to"]) for step in rows[0]["steps"]] == [(data["sides"][0], data["sides"][1]),
+                                                                        (data["sides"][0], data["sides"][2])]
+    assert "no interpreter changed any benchmark against" in done.stdout
+    assert "lib/toylib/float32/10K: no change" in done.stdout.splitlines()
+
+
+def test_sides_whose_labels_differ_past_a_file_names_limit_get_a_file_each(tmp_path, monkeypatch):
+    from serialbench.results.session_files import result_paths
+
+    monkeypatch.chdir(tmp_path)
+    long = tmp_path / ("a-folder-long-enough-to-pass-the-limit" * 2)
+    sides = [Side(f"python 3.11.7 ({long / name})", tmp_path) for name in ("base", "again", "third")]
+    paths = result_paths(sides, "sweep", "sweep-pythons")
+    assert len(set(paths)) == 3 and paths[1].name.endswith("-2.json") and paths[2].name.endswith("-3.json")
 
 
 def test_an_interpreter_given_twice_is_refused():

@@ -289,3 +289,80 @@ def test_the_overlay_of_a_set_is_keyed_on_the_whole_set_however_it_is_given(gene
     assert overlays.overlay(["toylib==1.0 toygen==2.0"], sys.executable, lambda message: None)[0] != first
     with pytest.raises(UsageError, match="is a range inside a side of several packages"):
         releases.expand("toylib>=1 toygen==1.0", sys.executable)
+
+
+# --- which steps are judged: adjacent (releases) or each against the anchor (interpreters) ---------
+
+TOY_SIDES = ["python 3.11.7", "python 3.12.3", "python 3.13.0"]
+TOY_COST = {"python 3.11.7": 1.0e-6, "python 3.12.3": 0.8e-6, "python 3.13.0": 0.8e-6}  # 3.12 and 3.13 alike
+
+
+def toy_session(rounds=16):
+    """Three sides' rounds of one benchmark: the second and third 20% faster than the first, a little
+    noise (the same in every side's cycle, as on a machine whose speed drifts)."""
+    from pathlib import Path
+
+    from serialbench.measure.session import Run, Session
+    from serialbench.sides.sides import Side
+
+    name = "lib/toylib/float32/10K"
+    session = Session([Side(label, Path("."), own_serialbench=False) for label in TOY_SIDES], [name])
+    for index in range(rounds):
+        drift = [1 + 0.01 * math.sin(index * 7 + cycle) for cycle in range(10)]
+        for label, cost in TOY_COST.items():
+            jitter = 1 + 0.002 * math.cos(index * 3 + len(label) + TOY_SIDES.index(label))
+            session.runs[label].setdefault(name, []).append(Run(index, [cost * d * jitter for d in drift], {}))
+    return session, name
+
+
+def judged(against_anchor):
+    from serialbench.verdicts.steps import StepJudges, sweep_rows
+
+    session, name = toy_session()
+    judges = StepJudges(TOY_SIDES, [name], (16,), 0.05, table_size=2, against_anchor=against_anchor)
+    judges.look(session, [name], 0, {name})
+    [row] = sweep_rows([(session, judges)], 0.05)
+    noun = "interpreter" if against_anchor else "release"
+    return row, Sweep(TOY_SIDES, [row], 0.05, against_anchor=against_anchor, noun=noun)
+
+
+def test_a_sweep_of_interpreters_judges_each_against_the_first_and_says_so():
+    row, sweep = judged(against_anchor=True)
+    assert [(s.before, s.after, s.verdict) for s in row.steps] == [
+        ("python 3.11.7", "python 3.12.3", "faster"), ("python 3.11.7", "python 3.13.0", "faster")]
+    assert row.from_anchor == row.steps  # the steps are the changes against the anchor, judged once
+    table = format_sweep(sweep)
+    assert "faster at python 3.13.0 against python 3.11.7" in table
+    assert "changes at python 3.12.3 (1 faster), python 3.13.0 (1 faster) against python 3.11.7" in table
+    assert "the change against the anchor is slower or faster" in table.replace("\n", " ")
+    assert table.splitlines()[1].count(" *") == 2  # both cells marked: each differs from the anchor
+    data = json.loads(sweep_json(sweep))
+    assert (data["steps_judged"], data["side_noun"]) == ("against the anchor", "interpreter")
+    assert [(s["from"], s["to"]) for s in data["benchmarks"][0]["steps"]] == [
+        ("python 3.11.7", "python 3.12.3"), ("python 3.11.7", "python 3.13.0")]
+    back = sweep_from_json(sweep_json(sweep), "sweep.json")
+    assert (back.against_anchor, back.noun) == (True, "interpreter") and format_sweep(back) == table
+    assert merge([back]).rows[0].steps == back.rows[0].steps  # a merge keeps the steps from the anchor
+
+
+def test_a_sweep_of_releases_still_judges_each_adjacent_step():
+    row, sweep = judged(against_anchor=False)
+    assert [(s.before, s.after, s.verdict) for s in row.steps] == [
+        ("python 3.11.7", "python 3.12.3", "faster"), ("python 3.12.3", "python 3.13.0", "no change")]
+    assert [(s.before, s.after) for s in row.from_anchor] == [
+        ("python 3.11.7", "python 3.12.3"), ("python 3.11.7", "python 3.13.0")]
+    table = format_sweep(sweep)
+    assert "steps at python 3.12.3 (1 faster)" in table and "against python 3.11.7" not in table
+    assert "steps_judged" not in json.loads(sweep_json(sweep))
+
+
+def test_an_interpreter_whose_environment_took_another_version_says_it_in_its_columns_header():
+    _, sweep = judged(against_anchor=True)
+    sweep.libraries = {"python 3.13.0": "toylib 0.9 (installed)"}  # the closest release 3.13 has
+    table = format_sweep(sweep)
+    header, under = table.splitlines()[:2]
+    assert "python 3.13.0" in header and under.split() == ["toylib", "0.9", "(installed)"]
+    assert len(under.rstrip()) == len(header.rstrip())  # under its own column (the last), aligned as it is
+    back = sweep_from_json(sweep_json(sweep), "sweep.json")
+    assert back.libraries == sweep.libraries and format_sweep(back) == table
+    assert "libraries" not in json.loads(sweep_json(judged(against_anchor=False)[1]))

@@ -14,7 +14,7 @@ from serialbench.commands.contract import Output, Parser
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_bytes
 from serialbench.sides import commits, environments, overlays
-from serialbench.views.cache_table import describe, listing
+from serialbench.views.cache_table import counted, describe, listing
 
 DESCRIPTION = ("List or prune the library overlays installed for --with, compare's --*-with, sweep and bisect, "
                "the wheels built of commits, and the environments made for interpreters (in "
@@ -24,12 +24,13 @@ DESCRIPTION = ("List or prune the library overlays installed for --with, compare
 
 def arguments(cli: Parser) -> None:
     actions = cli.add_subparsers(dest="action", metavar="ACTION", parser_class=argparse.ArgumentParser)
-    actions.add_parser("list", help="each overlay: size, specs, interpreter, last use")
-    prune = actions.add_parser("prune", help="remove overlays: unused for --keep-days, or beyond --max-size")
-    prune.add_argument("--keep-days", type=float, metavar="N", help="remove overlays not used in the last N days")
+    actions.add_parser("list", help="each overlay, build and environment: size, specs, interpreter, last use")
+    prune = actions.add_parser("prune", help="remove overlays, builds and environments: unused for --keep-days, "
+                                             "or beyond --max-size")
+    prune.add_argument("--keep-days", type=float, metavar="N", help="remove those not used in the last N days")
     prune.add_argument("--max-size", type=float, metavar="MB",
-                       help="remove the least recently used overlays until the cache holds at most MB megabytes")
-    prune.add_argument("--all", action="store_true", help="remove every overlay")
+                       help="remove the least recently used until the cache holds at most MB megabytes")
+    prune.add_argument("--all", action="store_true", help="remove every overlay, build and environment")
     prune.add_argument("--dry-run", action="store_true", help="say what would be removed, remove nothing")
     for sub in (actions.choices["list"], prune):
         sub.error = cli.error  # one line and exit status 2, as every command's errors
@@ -51,9 +52,9 @@ def run(args, out: Output) -> int:
     for item in doomed:
         if not args.dry_run:
             overlays.remove(item)
-        out.print(f"{'would remove' if args.dry_run else 'removed'} {item.directory.name}: {describe(item)}, "
-                  f"{format_bytes(item.size)}")
+        out.print(f"{'would remove' if args.dry_run else 'removed'} {item.kind} {item.directory.name}: "
+                  f"{describe(item)}, {format_bytes(item.size)}")
     kept = sum(item.size for item in cached if item not in doomed)
-    out.print(f"{len(doomed)} of {len(cached)} overlays {'to remove' if args.dry_run else 'removed'} "
+    out.print(f"{len(doomed)} of {counted(cached)} {'to remove' if args.dry_run else 'removed'} "
               f"({format_bytes(sum(item.size for item in doomed))}); {format_bytes(kept)} kept")
     return 0

@@ -10,8 +10,9 @@ benchmark (verdicts/steps.py); the table shows each release's change against the
 (views/sweep_table.py). `--shard K/N` times one part of the releases, with the anchor and the
 release before the part; `--merge` joins the parts' --json files into one table. `--pythons
 3.11,3.12,3.13` sweeps interpreters instead, each with an environment made where it lacks the
-selection's libraries. The plan (the SPECs to sides, their names and groups) is sides/sweep_plan.py's;
-this command times a session a group.
+selection's libraries, and judges each against the first (the one run now: is each cheaper?), with
+the same correction across every step and benchmark. The plan (the SPECs to sides, their names and
+groups, and which steps are judged) is sides/sweep_plan.py's; this command times a session a group.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def arguments(cli: Parser) -> None:
     cli.add_argument("--pythons", metavar="PY,PY,...",
                      help="instead of SPECs, interpreters, in order (the first is the anchor): versions the machine "
                           "has (3.11,3.12,3.13), commands or paths; one without the selection's libraries gets an "
-                          "environment made for it, at this environment's versions, cached")
+                          "environment made for it, at this environment's versions, cached; each is judged against "
+                          "the first")
     cli.add_argument("--revisions", metavar="A..B",
                      help="instead of SPECs, the revisions of the repository holding the cases (serialbench's own, "
                           "or --cases DIR's): A, then every commit after it on B's first-parent line, as asv run A..B")
@@ -119,7 +121,8 @@ def run(args, out: Output) -> int:
         table_size = sum((len(group_sides) - 1) * len(names) for group_sides, names in groups)
         parts, interrupted, files = [], False, []
         for index, (group_sides, names) in enumerate(groups):
-            judges = StepJudges([side.label for side in group_sides], names, settings.looks, min_effect, table_size)
+            judges = StepJudges([side.label for side in group_sides], names, settings.looks, min_effect, table_size,
+                                against_anchor=plan.against_anchor)
             say(f"{len(names)} benchmarks on {len(group_sides)} sides ({listed(s.label for s in group_sides)}), "
                 f"looks after {', '.join(map(str, settings.looks))} rounds")
             share = share_of(settings, groups, index, time.monotonic() - started)
@@ -139,7 +142,11 @@ def run(args, out: Output) -> int:
                   all_labels, [c for c in own if c in columns], shard,
                   left_out, selections=[step for _, judges in parts for step in judges.selections()], files=files,
                   commits={label: plan.described[label].as_json() for label in all_labels if label in plan.described},
-                  history=plan.history)
+                  history=plan.history, against_anchor=plan.against_anchor, noun=plan.noun,
+                  # interpreters' environments may hold other versions than pinned (the closest one that has a
+                  # release for it): each column says what its side ran, as compare's header does
+                  libraries={item.side.label: ", ".join(item.side.ran) for item in usable
+                             if plan.noun == "interpreter" and item.side.ran})
     failed = {name: why for session, _ in parts for name, why in session.failed.items()}
     rounds = max((session.rounds for session, _ in parts), default=0)
     budgeted = {name: ended for session, _ in parts for name, ended in session.budget_rounds.items()}

@@ -82,7 +82,12 @@ def result_paths(sides: Sequence[Side], command: str = "compare", stem: str | No
     """results/compare-<base>-<head>-{base,head}.json, with -2, -3... so nothing is overwritten; a
     sweep gives its own stem (its sides' descriptions would make a name too long)."""
     stem = stem or command + "-" + "-".join(safe_stem(side.description) for side in sides)
-    return unique_paths(stem, [f"-{safe_stem(side.label).lower()}.json" for side in sides])
+    # Labels that differ only past safe_stem's limit (interpreters named by long paths) get -2, -3...: a
+    # file of its own each.
+    names = [safe_stem(side.label).lower() for side in sides]
+    names = [name if names[:index].count(name) == 0 else f"{name}-{names[:index].count(name) + 1}"
+             for index, name in enumerate(names)]
+    return unique_paths(stem, [f"-{name}.json" for name in names])
 
 
 def settings_metadata(settings: Settings, min_effect: float) -> dict:

@@ -196,7 +196,7 @@ def normalized(distribution: str) -> str:
 
 @dataclass(frozen=True)
 class Cached:
-    """One overlay of the cache, for `cache list` and `cache prune`."""
+    """One directory of the cache (an overlay, a build, an environment), for `cache list` and `cache prune`."""
 
     directory: Path
     specs: tuple[str, ...]  # () for what no manifest describes: an install cut short
@@ -208,6 +208,12 @@ class Cached:
     @property
     def complete(self) -> bool:
         return bool(self.specs)
+
+    @property
+    def kind(self) -> str:
+        """What it is, by the cache's folder it lies in: a library overlay, a commit's build (sides/commits.py),
+        or an environment made for an interpreter (sides/environments.py)."""
+        return {"builds": "build", "environments": "environment"}.get(self.directory.parent.name, "overlay")
 
 
 def cached_overlays(roots: Sequence[Path] = ()) -> list[Cached]:

@@ -1,5 +1,6 @@
 """A sweep's sides, planned: the SPECs expanded to the releases (or the commits, or the cases' own
-revisions) they name, spread over --steps, cut to a --shard part and named; the sides made from
+revisions, or the interpreters) they name, spread over --steps, cut to a --shard part and named, and
+which steps are judged (adjacent, or each against the anchor for interpreters); the sides made from
 them; named again when some are left out; and grouped by the benchmarks each can run (commands/sweep.py
 times one session a group)."""
 
@@ -21,7 +22,8 @@ from serialbench.sides.worktrees import cases_repository, checkout, work_tree
 class Plan:
     """The sides a sweep times, in order: their SPECs and labels (this part's, with --shard), the labels
     this part owns, every label of the whole sweep, the history they are (a range's name) and the
-    commits among them, by label."""
+    commits among them, by label; whether each step is judged against the anchor rather than the
+    side before it, and what a side is called."""
 
     specs: list[str]
     labels: list[str]
@@ -29,6 +31,10 @@ class Plan:
     all_labels: list[str]
     history: str
     described: dict[str, Commit]
+    # Releases and commits: where did it change (each adjacent step)? Interpreters: is each cheaper than
+    # the one run now, the first (each against the anchor)?
+    against_anchor: bool = False
+    noun: str = "release"
 
 
 def plan(given: list[str], revisions: str | None, pythons: str | None, case_dirs: list[str], steps: int | None,
@@ -55,7 +61,8 @@ def plan(given: list[str], revisions: str | None, pythons: str | None, case_dirs
         specs, own_specs = releases.shard(specs, *shard)
         labels, own = [label_of[s] for s in specs], [label_of[s] for s in own_specs]
         say(f"part {shard[0]}/{shard[1]}: {', '.join(labels)}")
-    return Plan(specs, labels, own, all_labels, history, described)
+    return Plan(specs, labels, own, all_labels, history, described, against_anchor=bool(pythons),
+                noun="interpreter" if pythons else "release")
 
 
 @contextlib.contextmanager

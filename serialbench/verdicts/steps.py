@@ -1,10 +1,14 @@
-"""Verdicts on steps: a sweep's release k -> k+1, a bisection's sessions, and a merge of a sweep's parts.
+"""Verdicts on steps: a sweep's release k -> k+1 (or interpreter 1 -> k), a bisection's sessions, and a
+merge of a sweep's parts.
 
 The one adapter between `sweep`/`bisect` and the verdict engine (verdicts/judge.py, the package core/stats/):
-a session of several sides is judged on every adjacent pair of sides (the steps), which decides when
-a benchmark is settled (the adaptive rounds), and from its first side (the anchor) to every later
-side, for the change against the anchor that every column shows. The steps are corrected together
-across every step and benchmark of the table; the changes against the anchor are a second table.
+a session of several sides is judged on its steps, which decide when a benchmark is settled (the
+adaptive rounds), and from its first side (the anchor) to every later side, for the change against
+the anchor that every column shows. The steps are every adjacent pair of sides (releases, commits:
+where did it change?) or, against the anchor, the first side to each later one (interpreters: is
+each cheaper than the one run now?); then the steps are the changes against the anchor. The steps
+are corrected together across every step and benchmark of the table; the changes against the anchor
+of adjacent steps are a second table.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from serialbench.measure.session import Session
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.judge import Judge, selection_verdict
 from serialbench.verdicts.paired import at_common_rounds, median_of_medians
+
+ANCHORED = "against the anchor"  # a sweep's JSON "steps_judged" when each step is the anchor -> a later side
 
 
 @dataclass(frozen=True)
@@ -48,7 +54,7 @@ class SweepRow:
     name: str
     sides: tuple[str, ...]
     medians: tuple[float, ...]  # seconds per op: median over rounds of each round's median
-    steps: tuple[Step, ...]  # sides[k] -> sides[k+1]
+    steps: tuple[Step, ...]  # sides[k] -> sides[k+1], or sides[0] -> sides[k] (Sweep.against_anchor)
     from_anchor: tuple[Step, ...]  # sides[0] -> sides[k], for k >= 1
 
     def median(self, side: str) -> float | None:
@@ -78,6 +84,11 @@ class Sweep:
     files: list[str] = field(default_factory=list)  # the names of the side files its sessions wrote
     commits: dict[str, dict] = field(default_factory=dict)  # side -> its commit (sides/commits.py Commit.as_json)
     history: str = ""  # the git range the sides are commits of: 'msgpack-python v1.1.2..v1.2.0 (first-parent)'
+    against_anchor: bool = False  # each step is the anchor -> a later side (a sweep of interpreters), not adjacent
+    noun: str = "release"  # what a side is, in the table's words: "release" (or a commit), "interpreter"
+    # side -> the library versions it ran, where the sides' differ (a sweep of interpreters: an environment
+    # that took the closest release an interpreter has instead of the pinned one), for its column's header
+    libraries: dict[str, str] = field(default_factory=dict)
 
     @property
     def anchor(self) -> str:
@@ -88,17 +99,20 @@ class StepJudges:
     """The judges of one session of several sides (labels in release order).
 
     One Judge (verdicts/judge.py) over every (benchmark, step) of the session decides when a
-    benchmark is settled (when all its steps are) and corrects the steps together; a second one
-    judges the changes against the anchor, for the table, never what stops the rounds. `table_size`
-    is the whole sweep's count of steps x benchmarks: a sweep of several sessions (benchmarks some
-    sides refuse) corrects each session as part of the whole table (the others' rows count as p = 1,
-    which only makes each session's correction stricter than the joint one)."""
+    benchmark is settled (when all its steps are) and corrects the steps together. The steps are the
+    adjacent pairs of sides, or (`against_anchor`) the first side to each later one; of adjacent steps
+    a second judge takes the changes against the anchor, for the table, never what stops the rounds
+    (against the anchor, the steps are those changes). `table_size` is the whole sweep's count of
+    steps x benchmarks: a sweep of several sessions (benchmarks some sides refuse) corrects each
+    session as part of the whole table (the others' rows count as p = 1, which only makes each
+    session's correction stricter than the joint one)."""
 
     def __init__(self, labels: Sequence[str], names: Sequence[str], looks: Sequence[int], min_effect: float,
-                 table_size: int | None = None):
+                 table_size: int | None = None, against_anchor: bool = False):
         self.labels, self.names, self.min_effect = list(labels), list(names), min_effect
-        self.step_pairs = list(zip(range(len(labels) - 1), range(1, len(labels))))
-        self.anchor_pairs = [(0, k) for k in range(2, len(labels))]
+        later = range(1, len(labels))
+        self.step_pairs = [(0, k) for k in later] if against_anchor else [(k - 1, k) for k in later]
+        self.anchor_pairs = [] if against_anchor else [(0, k) for k in range(2, len(labels))]
         self.steps = self._judge(self.step_pairs, looks, table_size)
         self.anchored = self._judge(self.anchor_pairs, looks, None) if self.anchor_pairs else None
 
@@ -164,7 +178,8 @@ def sweep_rows(parts: Sequence[tuple[Session, StepJudges]], min_effect: float) -
             row_steps = tuple(steps[key] for key in keys)
             row_anchored = tuple(anchored[(name, pair)] for pair in judges.anchor_pairs if (name, pair) in anchored)
             medians_ = tuple(median_of_medians(session.runs[label][name]) for label in judges.labels)
-            rows.append(SweepRow(name, tuple(judges.labels), medians_, row_steps, row_steps[:1] + row_anchored))
+            from_anchor = tuple(step for step in row_steps if step.before == judges.labels[0]) + row_anchored
+            rows.append(SweepRow(name, tuple(judges.labels), medians_, row_steps, from_anchor))
     return rows
 
 
@@ -205,7 +220,7 @@ def merge(parts: Sequence[Sweep]) -> Sweep:
         for before, after in zip(sides, sides[1:]):
             row = found[id(owner[after])]
             step = row.step_into(after) if row else None
-            if step is not None and step.before == before:
+            if step is not None and step.before == (sides[0] if first.against_anchor else before):
                 steps.append(step)
         if len(sides) > 1:
             rows.append(SweepRow(name, tuple(sides), tuple(medians), tuple(steps), tuple(anchored)))
@@ -216,7 +231,9 @@ def merge(parts: Sequence[Sweep]) -> Sweep:
     return Sweep(columns, rows, first.min_effect, machines, list(first.releases), columns, None, left_out,
                  notes + machine_notes(machines), selections,
                  files=list(dict.fromkeys(name for part in parts for name in part.files)),
-                 commits={k: v for part in parts for k, v in part.commits.items()}, history=first.history)
+                 commits={k: v for part in parts for k, v in part.commits.items()}, history=first.history,
+                 against_anchor=first.against_anchor, noun=first.noun,
+                 libraries={k: v for part in parts for k, v in part.libraries.items() if k in columns})
 
 
 def machine_notes(machines: dict[str, dict]) -> list[str]:
@@ -248,7 +265,8 @@ def sweep_from_json(text: str, path: str) -> Sweep:
                      selections=[replace(_read_step(s), benchmarks=s.get("benchmarks", 0),
                                          names=tuple(s.get("names", ()))) for s in data.get("selection", [])],
                      files=[str(name) for name in data.get("files", [])], commits=dict(data.get("commits") or {}),
-                     history=str(data.get("history") or ""))
+                     history=str(data.get("history") or ""), against_anchor=data.get("steps_judged") == ANCHORED,
+                     noun=str(data.get("side_noun") or "release"), libraries=dict(data.get("libraries") or {}))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{path} is not a sweep's --json file ({type(exc).__name__}: {exc}); give the files "
                          "that 'sweep --json FILE' wrote") from None

@@ -1,4 +1,5 @@
-"""cache list's table: each library overlay with its size, last use, interpreter, what it holds."""
+"""cache list's table: each library overlay, commit's build and interpreter's environment, with its
+size, last use, interpreter, what it holds."""
 
 from __future__ import annotations
 
@@ -24,12 +25,27 @@ def age(seconds: float) -> str:
     return f"{seconds / 86400:.0f} days ago"
 
 
+def counted(cached: list[overlays.Cached]) -> str:
+    """'4 overlays', '3 overlays, 1 environment': how many of each kind, overlays first."""
+    kinds = [item.kind for item in cached]
+    order = ["overlay", "build", "environment"]
+    counts = {kind: kinds.count(kind) for kind in order if kind in kinds} or {"overlay": 0}
+    return ", ".join(f"{n} {kind}{'' if n == 1 and kind != 'overlay' else 's'}" for kind, n in counts.items())
+
+
+def where(cached: list[overlays.Cached]):
+    """The overlays' folder, or (when builds or environments are among them) the cache's own."""
+    root = overlays.cache_root()
+    return root if all(item.kind == "overlay" for item in cached) else root.parent
+
+
 def listing(cached: list[overlays.Cached], now: float | None = None) -> str:
     now = time.time() if now is None else now
     if not cached:
-        return f"no overlays in {overlays.cache_root()}"
+        return f"no overlays, builds or environments in {overlays.cache_root().parent}"
     columns = [
-        column("overlay", "overlay", lambda item: item.directory.name, left=True),
+        column("kind", "kind", lambda item: item.kind, left=True),
+        column("directory", "directory", lambda item: item.directory.name, left=True),
         column("size", "size", lambda item: format_bytes(item.size), lambda item: item.size),
         column("last_used", "last used", lambda item: age(now - item.last_used), lambda item: item.last_used),
         column("python", "python", lambda item: item.python, left=True),
@@ -38,5 +54,5 @@ def listing(cached: list[overlays.Cached], now: float | None = None) -> str:
     ]
     total = sum(item.size for item in cached)
     return "\n".join([*table.text(Table.of(columns, list(reversed(cached)))), "",  # most recently used first
-                      f"{len(cached)} overlays, {format_bytes(total)}, in {overlays.cache_root()}; "
+                      f"{counted(cached)}, {format_bytes(total)}, in {where(cached)}; "
                       "'cache prune --keep-days N' or '--max-size MB' removes the least recently used"])

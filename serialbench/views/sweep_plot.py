@@ -6,7 +6,8 @@ anchor is a plain point. A step (the verdict from the previous release is slower
 shaded band between the two releases, red for slower, green for faster, labelled with its change.
 Steps that follow each other (3.10.0, 3.10.1, 3.10.2) have bands one release wide, narrower than
 their labels: each label goes on the highest line where it overlaps no other (label_lines), and the
-y axis leaves room above the points for as many lines as a panel needs.
+y axis leaves room above the points for as many lines as a panel needs. In a sweep of interpreters,
+whose steps are each against the anchor, a band is the later side's own column.
 Imported only when --plot is given: matplotlib is slow to import.
 """
 
@@ -81,7 +82,8 @@ def draw_sweep(sweep: Sweep):
         labels = []
         for step in row.steps:
             if step.changed:
-                left, right = x_of[step.before], x_of[step.after]
+                left, right = ((x_of[step.after] - 0.4, x_of[step.after] + 0.4) if sweep.against_anchor
+                               else (x_of[step.before], x_of[step.after]))
                 ax.axvspan(left, right, color=STEP_COLOUR[step.verdict], alpha=0.15, linewidth=0, zorder=0.5)
                 ax.axvline(left, color="white", linewidth=1.0, zorder=0.6)  # a seam where two bands meet
                 labels.append(ax.annotate(format_change(step.change), ((left + right) / 2, LABEL_TOP),
@@ -95,8 +97,10 @@ def draw_sweep(sweep: Sweep):
         ax.grid(axis="y", alpha=0.3)
     for ax in list(axes.flat)[len(rows):]:
         ax.set_visible(False)
-    title = (f"time per op against release; bars: 95% interval of the change against {sweep.anchor}; "
-             "shaded: a step (red slower, green faster)")
+    shaded = (f"an {sweep.noun} slower or faster than {sweep.anchor}" if sweep.against_anchor
+              else "a step")
+    title = (f"time per op against {sweep.noun}; bars: 95% interval of the change against {sweep.anchor}; "
+             f"shaded: {shaded} (red slower, green faster)")
     figure.suptitle(textwrap.fill(title, int(PANEL_W * columns * 13)), fontsize=8)  # ~13 characters an inch
     renderer = figure.canvas.get_renderer()
     for _ in range(2):  # the layout depends on the y ticks, which depend on the lines the labels take

@@ -1,10 +1,10 @@
 """sweep's table: one column per release, a line per benchmark naming where it changed, the legend.
 
 The anchor's column gives the median time per op; every later column the change against the anchor.
-A mark after a change says what the step into that release (from the previous column) was: `*` a
-step (slower or faster), `^` at the threshold (measured, about the minimum effect), `?` too noisy to
-tell, `~` two speeds (a side's processes ran at one of two speeds, and no verdict is taken from the
-mix). The same cells print as text and as Markdown.
+A mark after a change says what the step into that release (from the previous column; in a sweep of
+interpreters, from the anchor) was: `*` a step (slower or faster), `^` at the threshold (measured,
+about the minimum effect), `?` too noisy to tell, `~` two speeds (a side's processes ran at one of
+two speeds, and no verdict is taken from the mix). The same cells print as text and as Markdown.
 """
 
 from __future__ import annotations
@@ -35,10 +35,12 @@ def _machine_key(machine: dict) -> tuple:
 
 
 def sweep_grid(sweep: Sweep) -> Table:
-    """A row per benchmark, a column per side (headed by its machine's letter where there are several):
-    the terminal's, the Markdown's and the site's table."""
+    """A row per benchmark, a column per side (headed by the library versions it ran where the sides'
+    differ, and by its machine's letter where there are several): the terminal's, the Markdown's and
+    the site's table."""
     letters = machine_letters(sweep)
-    table = Table([Column(f"{side}\n[{letters[side]}]" if letters else side) for side in sweep.sides],
+    table = Table([Column("\n".join([side, *([sweep.libraries[side]] if side in sweep.libraries else []),
+                                      *([f"[{letters[side]}]"] if letters else [])])) for side in sweep.sides],
                   corner="benchmark", code=True)
     for row in sweep.rows:
         table.rows.append(Row(row.name, [Cell([_cell(row, side, sweep.anchor)]) for side in sweep.sides]))
@@ -56,8 +58,9 @@ def _cell(row: SweepRow, side: str, anchor: str) -> str:
     return text + (MARKS.get(step.verdict, "  ") if step else "  ")
 
 
-def step_lines(rows: Sequence[SweepRow]) -> list[str]:
-    """Per benchmark: each release where it changed, or that none did."""
+def step_lines(rows: Sequence[SweepRow], against_anchor: bool = False) -> list[str]:
+    """Per benchmark: each release where it changed, or that none did (each interpreter that differs
+    from the anchor, naming it)."""
     lines = []
     for row in rows:
         changed = [step for step in row.steps if step.changed]
@@ -65,10 +68,11 @@ def step_lines(rows: Sequence[SweepRow]) -> list[str]:
         noisy = [step.after for step in row.steps if step.verdict == vocabulary.TOO_NOISY]
         mixed = [step for step in row.steps if step.verdict == vocabulary.TWO_SPEEDS]
         if changed or at:
-            text = "; ".join(describe(step) if step.changed else f"{step.after} {step.verdict}, {change_text(step)}"
+            text = "; ".join(describe(step, against_anchor) if step.changed
+                             else f"{step.after} {step.verdict}{_against(step, against_anchor)}, {change_text(step)}"
                              for step in row.steps if step.changed or step.verdict == vocabulary.AT_THRESHOLD)
         else:
-            text = "no step" if not noisy and not mixed else "no step found"
+            text = ("no change" if against_anchor else "no step") + ("" if not noisy and not mixed else " found")
         if noisy:
             text += f" (too noisy to tell at {listed(noisy)})"
         if mixed:
@@ -84,9 +88,14 @@ def listed(labels) -> str:
     return ("; " if any(", " in label for label in labels) else ", ").join(labels)
 
 
-def describe(step: Step) -> str:
-    """'faster at 2.46.0, -51.0% [-52.1%, -49.8%]'."""
-    return f"{step.verdict} at {step.after}, {change_text(step)}"
+def describe(step: Step, against_anchor: bool = False) -> str:
+    """'faster at 2.46.0, -51.0% [-52.1%, -49.8%]' ('faster at python 3.13 against python 3.11, ...'
+    where each step is from the anchor)."""
+    return f"{step.verdict} at {step.after}{_against(step, against_anchor)}, {change_text(step)}"
+
+
+def _against(step: Step, against_anchor: bool) -> str:
+    return f" against {step.before}" if against_anchor else ""
 
 
 def change_text(step: Step) -> str:
@@ -94,22 +103,28 @@ def change_text(step: Step) -> str:
     return format_interval(step.change, step.low, step.high)
 
 
-def summary(rows: Sequence[SweepRow]) -> str:
-    """Which releases changed, and how many benchmarks at each."""
+def summary(rows: Sequence[SweepRow], noun: str = "release", anchor: str | None = None) -> str:
+    """Which releases changed (given the `anchor` its steps are from: which interpreters differ from it),
+    and how many benchmarks at each."""
     at: dict[str, list[str]] = {}
     for row in rows:
         for step in row.steps:
             if step.changed or step.verdict == vocabulary.AT_THRESHOLD:
                 at.setdefault(step.after, []).append(step.verdict)
+    against = f" against {anchor}" if anchor else ""
     if not at:
-        return "no release changed any benchmark"
+        return f"no {noun} changed any benchmark{against}"
     order = list(dict.fromkeys(side for row in rows for side in row.sides))
     parts = []
     for release, words in sorted(at.items(), key=lambda item: order.index(item[0])):
         counts = {word: words.count(word) for word in (vocabulary.SLOWER, vocabulary.FASTER, vocabulary.AT_THRESHOLD)
                   if word in words}
         parts.append(f"{release} ({', '.join(f'{n} {word}' for word, n in counts.items())})")
-    return "steps at " + ", ".join(parts)
+    return ("changes" if anchor else "steps") + " at " + ", ".join(parts) + against
+
+
+def _summary(sweep: Sweep) -> str:
+    return summary(sweep.rows, sweep.noun, sweep.anchor if sweep.against_anchor else None)
 
 
 def selection_lines(sweep: Sweep) -> list[str]:
@@ -134,9 +149,10 @@ def left_out(sweep: Sweep) -> list[str]:
 
 
 def legend(sweep: Sweep) -> list[str]:
+    step = "the change against the anchor" if sweep.against_anchor else "the step from the previous column to this one"
     lines = [f"{sweep.anchor} (the anchor): median time per op. Later columns: change against the anchor (median "
-             "over a round's cycles of side/anchor - 1, Hodges-Lehmann over the rounds). * after a change: the "
-             "step from the previous column to this one is slower or faster by compare's rule, corrected across "
+             "over a round's cycles of side/anchor - 1, Hodges-Lehmann over the rounds). * after a change: "
+             f"{step} is slower or faster by compare's rule, corrected across "
              "every step and benchmark of the table (minimum effect "
              f"{sweep.min_effect * 100:g}%); ^: at the threshold, a step measured well (its interval narrower "
              "than the minimum effect) whose change is about the minimum effect; ?: too noisy to tell; ~: two "
@@ -166,13 +182,15 @@ def format_sweep(sweep: Sweep) -> str:
     lines = text(sweep_grid(sweep))
     # The legend's paragraphs wrapped as compare's footnotes are: no line of the terminal's table is a page wide.
     notes = [wrapped for paragraph in legend(sweep) for wrapped in textwrap.wrap(paragraph, FOOTNOTE_WIDTH)]
-    out = [*lines, "", *step_lines(sweep.rows), *selection_lines(sweep), "", summary(sweep.rows), *left_out(sweep),
-           *sweep.notes, *notes]
+    out = [*lines, "", *step_lines(sweep.rows, sweep.against_anchor), *selection_lines(sweep), "",
+           _summary(sweep), *left_out(sweep), *sweep.notes, *notes]
     return "\n".join(out)
 
 
 def markdown_sweep(sweep: Sweep) -> str:
     lines = markdown(sweep_grid(sweep))
-    bullets = [f"- `{line.split(': ', 1)[0]}`: {line.split(': ', 1)[1]}" for line in step_lines(sweep.rows)]
-    paragraphs = [*selection_lines(sweep), summary(sweep.rows), *left_out(sweep), *sweep.notes, *legend(sweep)]
+    bullets = [f"- `{line.split(': ', 1)[0]}`: {line.split(': ', 1)[1]}"
+               for line in step_lines(sweep.rows, sweep.against_anchor)]
+    paragraphs = [*selection_lines(sweep), _summary(sweep), *left_out(sweep),
+                  *sweep.notes, *legend(sweep)]
     return "\n".join([*lines, "", *bullets, "", *(line + "\n" for line in paragraphs)])

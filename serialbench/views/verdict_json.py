@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.bisection import Result
 from serialbench.verdicts.paired import Compared
-from serialbench.verdicts.steps import Step, Sweep
+from serialbench.verdicts.steps import ANCHORED, Step, Sweep
 from serialbench.views.table import Table, records
 from serialbench.views.table import number as _number
 from serialbench.views.verdict_table import compare_columns, lines, verdict_columns
@@ -78,6 +78,10 @@ def sweep_json(sweep: Sweep) -> str:
                       for step in sweep.selections],
         "files": sweep.files,  # the side files it wrote: the site gives its page these and no others
         "commits": sweep.commits, "history": sweep.history or None,  # sides that are commits of a git history
+        # a sweep of interpreters: each step is the anchor -> a later side (a sweep of releases has neither key)
+        **({"steps_judged": ANCHORED} if sweep.against_anchor else {}),
+        **({"side_noun": sweep.noun} if sweep.noun != "release" else {}),
+        **({"libraries": sweep.libraries} if sweep.libraries else {}),  # side -> its versions, where they differ
     })
 
 

@@ -165,9 +165,11 @@ def index_rows(pages: Sequence[Page]) -> list[dict]:
             sides = source.data["sides"]
             first = source.files[0] if source.files else None
             machines = list((source.data.get("machines") or {}).values())
+            noun = source.data.get("side_noun") or "release"  # an interpreter's sweep says so
+            swept = source.data.get("history") or library_of(source.files) or f"{noun}s"
             row.update(date=date_of(first) if first else "",
                        commit=", ".join(dict.fromkeys(c[:10] for f in source.files for c in f.commits)),
-                       libraries=f"{source.data.get('history') or library_of(source.files) or 'releases'} "
+                       libraries=f"{swept} "
                                  f"{sides[0]} to {sides[-1]} "
                                  f"({len(sides)} sides)",
                        machine=(format_machine(machines[0].get("cpu"), machines[0].get("cpus"))

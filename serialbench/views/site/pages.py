@@ -170,13 +170,16 @@ def sweep_page(source: Source) -> dict:
                   for bench in data["benchmarks"]]
     sweep = sweep_from_json(json.dumps(data), source.paths[0])
     grid = sweep_grid(sweep)  # the terminal's cells, and below its legend
-    noun = "commit" if data.get("commits") else "release"
+    noun = "commit" if data.get("commits") else sweep.noun  # a release, or an interpreter
     page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": data.get("anchor", sides[0]),
+            "noun": noun, "against_anchor": sweep.against_anchor,
             "min_effect": data["min_effect"], "benchmarks": benchmarks, "grid": table_data(grid),
             "legend": sweep_legend(sweep)[:1],  # the terminal's words for its cells and marks
             "chart_legend": "Per benchmark: a point is the anchor's median times (1 + the change against the anchor), "
-                            "its bar the 95% interval of that change; a step is shaded between the two "
-                            f"{noun}s, red slower, green faster, with its change.",
+                            "its bar the 95% interval of that change; "
+                            + (f"an {noun} slower or faster than the anchor is shaded" if sweep.against_anchor else
+                               f"a step is shaded between the two {noun}s") + ", red slower, green faster, with its "
+                            "change.",
             "selection": table_data(Table.of(SELECTION, [with_text(s) for s in data.get("selection", [])])),
             "summary": f"{len(sides)} {noun}s, {len(benchmarks)} benchmarks, "
                        f"anchor {data.get('anchor', sides[0])}, minimum effect {data['min_effect'] * 100:g}%",

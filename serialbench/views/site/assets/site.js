@@ -287,8 +287,8 @@ this script formats none, and draws the tables of views/table.py with one functi
     const charts = el("div", {id: "charts", className: "panels"});
     const grid = el("div", {id: "grid"});
     const detail = el("div", {id: "step"});
-    // A sweep of commits says "commit" where a sweep of releases says "release", and names its commits.
-    const noun = COMMITS.size ? "commit" : "release";
+    // A sweep of commits says "commit" where one of releases says "release" (pages.py), and names its commits.
+    const noun = DATA.noun || "release";
     const panels = DATA.benchmarks.map((bench, index) =>
       charts.appendChild(el("div", {className: "chart panel", id: `panel-${index}`, dataset: {name: bench.name}})));
     const what = DATA.history || DATA.library;
@@ -357,8 +357,10 @@ this script formats none, and draws the tables of views/table.py with one functi
                  line: {color: "#1f77b4"}}], {
       title: {text: plotText(bench.name), font: {size: 12}, x: 0.02, xanchor: "left"}, showlegend: false,
       height: 300, margin: {l: 60, r: 10, t: 44, b: 60},
-      shapes: steps.map(step => ({type: "rect", xref: "x", yref: "paper", x0: at(step.from), x1: at(step.to), y0: 0,
-        y1: 1, layer: "below", fillcolor: COLOUR[step.verdict], opacity: 0.15, line: {width: 0}})),
+      // A step against the anchor (interpreters) shades its later side's column, not the span from the anchor.
+      shapes: steps.map(step => ({type: "rect", xref: "x", yref: "paper", y0: 0, y1: 1,
+        x0: DATA.against_anchor ? at(step.to) - 0.4 : at(step.from), x1: at(step.to) + (DATA.against_anchor ? 0.4 : 0),
+        layer: "below", fillcolor: COLOUR[step.verdict], opacity: 0.15, line: {width: 0}})),
       annotations: steps.map(step => ({xref: "x", yref: "paper", x: at(step.to), y: 1, yanchor: "bottom",
         showarrow: false, text: plotText(step.change_text), font: {color: COLOUR[step.verdict], size: 11}})),
       xaxis: {type: "category", categoryorder: "array", categoryarray: DATA.sides.map(plotText), tickangle: -45},
