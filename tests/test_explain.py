@@ -12,8 +12,12 @@ import pytest
 from serialbench.measure import callgrind_functions
 from serialbench.measure.profiles import Function, Profile
 from serialbench.verdicts import explain as explaining
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.explain import GONE, NEW, explain, group_interpreter
+from serialbench.verdicts.paired import Compared
 from serialbench.views import explain_table
+from serialbench.views.verdict_json import compare_json
+from serialbench.views.verdict_table import format_table, markdown_table
 from tests import toys
 from tests.helpers import assert_one_line_usage_error, in_process, run_serialbench, written_results
 
@@ -110,21 +114,46 @@ def test_callgrind_s_file_is_read_per_function_own_and_inclusive(tmp_path):
     assert sum(own[0] for own, _ in functions.values()) == 1000  # the summary: every instruction is someone's
 
 
-def test_the_block_lists_the_top_movers_then_the_rest_the_unexplained_and_the_measured_change():
+SLOWER = vocabulary.Verdict(change=0.5, low=0.4, high=0.6, level=0.999, detectable=0.05, word="slower", rounds=8,
+                            p_value=0.001)
+SAME = vocabulary.Verdict(change=0.0, low=-0.01, high=0.01, level=0.999, detectable=0.05, word="no change",
+                          rounds=8, p_value=0.001)
+ROWS = [Compared("fmt/impl/float32/1K", 1.0e-6, 1.5e-6, SLOWER), Compared("fmt/other/float32/1K", 1.0e-6, 1.0e-6, SAME)]
+
+
+def explained_rows():
     found = explain("fmt/impl/float32/1K", BASE, HEAD, 1.0e-6, 1.5e-6)
-    text = explain_table.block("fmt/impl/float32/1K", "slower +50.0% [+40.0%, +60.0%]", found, 2)
-    lines = text.splitlines()
-    assert lines[0].startswith("fmt/impl/float32/1K: slower +50.0% [+40.0%, +60.0%]; where the time per op moved "
-                               "(top 2 of 4 functions")
-    assert "lib/a.py:50(new_copy)" in lines[2] and lines[2].rstrip().endswith("new")
-    assert "lib/a.py:40(old_copy)" in lines[3] and lines[3].rstrip().endswith("gone")
-    assert lines[4].split()[:4] == ["the", "other", "2", "functions"]
-    assert lines[5].split()[0] == "unexplained" and lines[6].split()[:4] == ["measured", "1.00", "us", "1.50"]
-    record = explain_table.record(found, 2)
+    return explain_table.hanging({"fmt/impl/float32/1K": found}, 2)
+
+
+def test_the_block_hangs_under_its_row_top_movers_then_the_rest_the_unexplained_and_the_measured_change():
+    lines = format_table(ROWS, "BASE", "HEAD", 0.05, hang=explained_rows()).splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("fmt/impl/float32/1K"))
+    block = lines[at + 1:at + 11]  # its heading, header, 5 lines and 2 notes; then the next row
+    assert block[0] == "    where the time per op moved: the top 2 of 4 functions by change of own time"
+    assert all(line.startswith("    ") for line in block[:9])
+    assert "lib/a.py:50(new_copy)" in block[2] and block[2].rstrip().endswith("new")
+    assert "lib/a.py:40(old_copy)" in block[3] and block[3].rstrip().endswith("gone")
+    assert block[4].split()[:4] == ["the", "other", "2", "functions"]
+    assert block[5].split()[0] == "unexplained" and block[6].split()[:4] == ["measured", "1.00", "us", "1.50"]
+    assert block[7].startswith("    cProfile of 1,000 and 800 calls") and block[8].startswith("    unexplained: ")
+    assert block[9].startswith("fmt/other/float32/1K")  # the next row: the unchanged row has no block
+
+
+def test_the_block_is_the_rows_table_in_markdown_and_its_explain_object_in_json():
+    markdown = markdown_table(ROWS, "BASE", "HEAD", 0.05, hang=explained_rows())
+    after = markdown.split("\n\nfmt/impl/float32/1K:\n\n", 1)[1].splitlines()
+    assert after[0] == "where the time per op moved: the top 2 of 4 functions by change of own time"
+    assert after[2].startswith("| function") and "`lib/a.py:50(new_copy)`" in after[4]
+    rows = {row["name"]: row for row in json.loads(compare_json(ROWS, "BASE", "HEAD", 0.05,
+                                                                hang=explained_rows()))["benchmarks"]}
+    record = rows["fmt/impl/float32/1K"]["explain"]
+    assert "explain" not in rows["fmt/other/float32/1K"] and "block" not in rows["fmt/other/float32/1K"]
     assert [row["function"] for row in record["top"]] == ["lib/a.py:50(new_copy)", "lib/a.py:40(old_copy)"]
     assert record["change"] == pytest.approx(0.5e-6)
     assert sum(row["change"] for row in record["top"]) + record["rest"] + record["unexplained"] == \
         pytest.approx(record["change"])
+    assert [line["function"] for line in rows["fmt/impl/float32/1K"]["block"]][-2:] == ["unexplained", "measured"]
 
 
 def test_a_side_that_cannot_be_profiled_leaves_its_row_unexplained_in_one_line(monkeypatch):
