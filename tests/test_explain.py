@@ -6,16 +6,21 @@ explanation adds up to the verdict's change."""
 import json
 import shutil
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from serialbench.measure import callgrind_functions
 from serialbench.measure.profiles import Function, Profile
+from serialbench.results.files import load
+from serialbench.results.sources import Source
 from serialbench.verdicts import explain as explaining
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.explain import GONE, NEW, explain, group_interpreter
 from serialbench.verdicts.paired import Compared
 from serialbench.views import explain_table
+from serialbench.views.site.pages import compare_page
+from serialbench.views.table import text as table_text
 from serialbench.views.verdict_json import compare_json
 from serialbench.views.verdict_table import format_table, markdown_table
 from tests import toys
@@ -205,8 +210,9 @@ def explained(calling, out, *extra):
     done = run_serialbench("compare", "--base-with", calling["v1"], "--head-with", calling["v2"], "--cases",
                            calling["cases"], "-b", "lib/*", "--tier", "10K", "--explain", "--json", out, *extra,
                            env=calling["env"])
-    for path in written_results(done.stderr):
-        shutil.move(path, calling["root"])
+    (calling["root"] / out.stem).mkdir()
+    for path in written_results(done.stderr):  # the side files, out of the work tree: a folder each session
+        shutil.move(path, calling["root"] / out.stem)
     assert done.returncode == 0, done.stdout + done.stderr
     return done, json.loads(out.read_text())
 
@@ -224,7 +230,41 @@ def test_the_extra_call_is_the_top_mover_and_the_explanation_adds_up_within_the_
     assert total == pytest.approx(explained_row["change"], rel=1e-4)
     base = slower["base_median"]
     assert base * slower["low"] <= total <= base * slower["high"]  # the verdict's change, in seconds per op
-    assert "lib/toylib/float32/10K: slower" in done.stdout and "toylib/__init__.py:9(padded)" in done.stdout
+    table = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(table) if line.startswith("lib/toylib/float32/10K"))
+    assert table[at + 1].startswith("    where the time per op moved")
+    assert "toylib/__init__.py:9(padded)" in table[at + 3]
+    assert slower["block"][0]["function"] == "toylib/__init__.py:9(padded)"
+
+
+@pytest.mark.slow
+def test_report_of_the_side_files_and_the_site_replay_the_blocks_under_the_same_rows(calling, tmp_path):
+    done, data = explained(calling, calling["root"] / "replayed.json", "--rounds", "8", "--min-effect", "10")
+    base, head = (calling["root"] / "replayed" / Path(path).name for path in written_results(done.stderr))
+    explain = {row["name"]: row["explain"] for row in data["benchmarks"] if "explain" in row}
+    assert list(explain) == ["lib/toylib/float32/10K"]
+    report = run_serialbench("report", base, head, "--json", tmp_path / "report.json", "--markdown",
+                             tmp_path / "report.md")
+    assert report.returncode == 0, report.stderr
+    replayed = {row["name"]: row for row in json.loads((tmp_path / "report.json").read_text())["benchmarks"]}
+    assert replayed["lib/toylib/float32/10K"]["explain"] == explain["lib/toylib/float32/10K"]
+    assert "explain" not in replayed["lib/plain/float32/10K"]
+    lines = report.stdout.splitlines()
+    block = explain_table.block_table(explain["lib/toylib/float32/10K"], "lib/toylib/float32/10K")
+    shown = table_text(block, indent="    ")
+    at = lines.index(shown[0])
+    assert lines[at:at + len(shown)] == shown
+    assert lines[at - 2].startswith("lib/toylib")  # the row's two lines, then its block, then the next row
+    assert lines[at + len(shown)].startswith("lib/plain")
+    assert "lib/toylib/float32/10K: where the time per op moved" in (tmp_path / "report.md").read_text()
+    page = compare_page(Source("compare", [str(base), str(head)], [load(str(base)), load(str(head))]))
+    rows = {row["data"]["name"]: row for row in page["table"]["rows"]}
+    assert rows["lib/toylib/float32/10K"]["block"]["rows"][0]["cells"][0] == ["toylib/__init__.py:9(padded)"]
+    assert "block" not in rows["lib/plain/float32/10K"]
+    # a HEAD file beside a BASE of another session: its explanations are not replayed against it
+    other = run_serialbench("report", base, base, "--json", tmp_path / "other.json")
+    assert all("explain" not in row for row in json.loads((tmp_path / "other.json").read_text())["benchmarks"])
+    assert other.returncode == 0
 
 
 @pytest.mark.slow

@@ -42,7 +42,7 @@ def _amount(unit: str, value: float | None, signed: bool = False) -> str:
     if unit != "s":
         return f"{value:+,.0f}" if signed else f"{value:,.0f}"
     text = format_time(abs(value)) if value else "0"
-    return (("-" if value < 0 else "+") + text) if signed else text
+    return ("-" if value < 0 else "+" if signed else "") + text
 
 
 COUNT_DIGITS = 12  # a count keeps every digit
@@ -108,9 +108,23 @@ def notes(found: dict) -> list[str]:
             "it calls", f"unexplained: {UNEXPLAINED['s']}"]
 
 
-def block_table(found: dict) -> Table:
-    """A row's block (Row.block): its heading, the lines of its `explain` object, and its note."""
-    return Table.of(explain_columns(found["unit"]), lines(found), legend=heading(found), notes=notes(found))
+def block_table(found: dict, name: str = "") -> Table:
+    """A row's block (Row.block): its heading (after the benchmark's name, where the row is not the
+    benchmark's own), the lines of its `explain` object, and its notes."""
+    return Table.of(explain_columns(found["unit"]), lines(found), legend=f"{name}: " * bool(name) + heading(found),
+                    notes=notes(found))
+
+
+def grid_block(found: Mapping[str, dict]) -> Table:
+    """The block of a report grid's row (FORMAT/IMPL, a cell a tier): its explained benchmark's block,
+    headed by its name; or, where several tiers were explained, their names, each one's block under it."""
+    if len(found) == 1:
+        (name, item), = found.items()
+        return block_table(item, name)
+    named = Table.of([column("name", "explained", lambda name: name, left=True, code=True)], list(found))
+    for row, item in zip(named.rows, found.values()):
+        row.block = block_table(item)
+    return named
 
 
 def hanging(explanations: Mapping[str, Explanation] | Mapping[str, dict], top: int = 0) -> Callable[[Table], None]:
