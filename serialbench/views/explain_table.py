@@ -39,8 +39,8 @@ class Line:
 def _amount(unit: str, value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
-    if unit != "s":
-        return f"{value:+,.0f}" if signed else f"{value:,.0f}"
+    if unit != "s":  # a whole count: rounded first, so that a rounding error of -1e-9 prints 0, not -0
+        return f"{round(value):+,}" if signed else f"{round(value):,}"
     text = format_time(abs(value)) if value else "0"
     return ("-" if value < 0 else "+" if signed else "") + text
 
