@@ -161,6 +161,17 @@ def test_the_block_is_the_rows_table_in_markdown_and_its_explain_object_in_json(
     assert [line["function"] for line in rows["fmt/impl/float32/1K"]["block"]][-2:] == ["unexplained", "measured"]
 
 
+def test_a_report_grid_row_with_two_explained_tiers_names_each_with_its_block_under_it():
+    found = explain_table.record(explain("fmt/impl/float32/1K", BASE, HEAD, 1.0e-6, 1.5e-6), 2)
+    alone = table_text(explain_table.grid_block({"fmt/impl/float32/1K": found}))
+    assert alone[0] == "fmt/impl/float32/1K: where the time per op moved: the top 2 of 4 functions by change of own " \
+        "time"
+    lines = table_text(explain_table.grid_block({"fmt/impl/float32/1K": found, "fmt/impl/float32/10K": found}))
+    block = table_text(explain_table.block_table(found), indent="    ")
+    assert lines[1] == "fmt/impl/float32/1K" and lines[2:2 + len(block)] == block
+    assert lines[2 + len(block)] == "fmt/impl/float32/10K" and lines[3 + len(block):] == block
+
+
 def test_a_side_that_cannot_be_profiled_leaves_its_row_unexplained_in_one_line(monkeypatch):
     from serialbench.measure import profiles
     from serialbench.verdicts.paired import Compared

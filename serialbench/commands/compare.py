@@ -221,7 +221,7 @@ def explain_hang(args, out: Output, explained) -> tuple[Callable, dict]:
     the side files keep."""
     from serialbench.views import explain_table
 
-    found, not_explained = explained or ({}, {})
+    found, not_explained = explained
     for line in explain_table.failures(not_explained):
         out.say(line)
     records = {name: explain_table.record(explanation, args.explain_top) for name, explanation in found.items()}
