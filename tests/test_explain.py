@@ -6,14 +6,23 @@ explanation adds up to the verdict's change."""
 import json
 import shutil
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from serialbench.measure import callgrind_functions
 from serialbench.measure.profiles import Function, Profile
+from serialbench.results.files import load
+from serialbench.results.sources import Source
 from serialbench.verdicts import explain as explaining
+from serialbench.verdicts import vocabulary
 from serialbench.verdicts.explain import GONE, NEW, explain, group_interpreter
+from serialbench.verdicts.paired import Compared
 from serialbench.views import explain_table
+from serialbench.views.site.pages import compare_page
+from serialbench.views.table import text as table_text
+from serialbench.views.verdict_json import compare_json
+from serialbench.views.verdict_table import format_table, markdown_table
 from tests import toys
 from tests.helpers import assert_one_line_usage_error, in_process, run_serialbench, written_results
 
@@ -110,21 +119,57 @@ def test_callgrind_s_file_is_read_per_function_own_and_inclusive(tmp_path):
     assert sum(own[0] for own, _ in functions.values()) == 1000  # the summary: every instruction is someone's
 
 
-def test_the_block_lists_the_top_movers_then_the_rest_the_unexplained_and_the_measured_change():
+SLOWER = vocabulary.Verdict(change=0.5, low=0.4, high=0.6, level=0.999, detectable=0.05, word="slower", rounds=8,
+                            p_value=0.001)
+SAME = vocabulary.Verdict(change=0.0, low=-0.01, high=0.01, level=0.999, detectable=0.05, word="no change",
+                          rounds=8, p_value=0.001)
+ROWS = [Compared("fmt/impl/float32/1K", 1.0e-6, 1.5e-6, SLOWER), Compared("fmt/other/float32/1K", 1.0e-6, 1.0e-6, SAME)]
+
+
+def explained_rows():
     found = explain("fmt/impl/float32/1K", BASE, HEAD, 1.0e-6, 1.5e-6)
-    text = explain_table.block("fmt/impl/float32/1K", "slower +50.0% [+40.0%, +60.0%]", found, 2)
-    lines = text.splitlines()
-    assert lines[0].startswith("fmt/impl/float32/1K: slower +50.0% [+40.0%, +60.0%]; where the time per op moved "
-                               "(top 2 of 4 functions")
-    assert "lib/a.py:50(new_copy)" in lines[2] and lines[2].rstrip().endswith("new")
-    assert "lib/a.py:40(old_copy)" in lines[3] and lines[3].rstrip().endswith("gone")
-    assert lines[4].split()[:4] == ["the", "other", "2", "functions"]
-    assert lines[5].split()[0] == "unexplained" and lines[6].split()[:4] == ["measured", "1.00", "us", "1.50"]
-    record = explain_table.record(found, 2)
+    return explain_table.hanging({"fmt/impl/float32/1K": found}, 2)
+
+
+def test_the_block_hangs_under_its_row_top_movers_then_the_rest_the_unexplained_and_the_measured_change():
+    lines = format_table(ROWS, "BASE", "HEAD", 0.05, hang=explained_rows()).splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("fmt/impl/float32/1K"))
+    block = lines[at + 1:at + 11]  # its heading, header, 5 lines and 2 notes; then the next row
+    assert block[0] == "    where the time per op moved: the top 2 of 4 functions by change of own time"
+    assert all(line.startswith("    ") for line in block[:9])
+    assert "lib/a.py:50(new_copy)" in block[2] and block[2].rstrip().endswith("new")
+    assert "lib/a.py:40(old_copy)" in block[3] and block[3].rstrip().endswith("gone")
+    assert block[4].split()[:4] == ["the", "other", "2", "functions"]
+    assert block[5].split()[0] == "unexplained" and block[6].split()[:4] == ["measured", "1.00", "us", "1.50"]
+    assert block[7].startswith("    cProfile of 1,000 and 800 calls") and block[8].startswith("    unexplained: ")
+    assert block[9].startswith("fmt/other/float32/1K")  # the next row: the unchanged row has no block
+
+
+def test_the_block_is_the_rows_table_in_markdown_and_its_explain_object_in_json():
+    markdown = markdown_table(ROWS, "BASE", "HEAD", 0.05, hang=explained_rows())
+    after = markdown.split("\n\nfmt/impl/float32/1K:\n\n", 1)[1].splitlines()
+    assert after[0] == "where the time per op moved: the top 2 of 4 functions by change of own time"
+    assert after[2].startswith("| function") and "`lib/a.py:50(new_copy)`" in after[4]
+    rows = {row["name"]: row for row in json.loads(compare_json(ROWS, "BASE", "HEAD", 0.05,
+                                                                hang=explained_rows()))["benchmarks"]}
+    record = rows["fmt/impl/float32/1K"]["explain"]
+    assert "explain" not in rows["fmt/other/float32/1K"] and "block" not in rows["fmt/other/float32/1K"]
     assert [row["function"] for row in record["top"]] == ["lib/a.py:50(new_copy)", "lib/a.py:40(old_copy)"]
     assert record["change"] == pytest.approx(0.5e-6)
     assert sum(row["change"] for row in record["top"]) + record["rest"] + record["unexplained"] == \
         pytest.approx(record["change"])
+    assert [line["function"] for line in rows["fmt/impl/float32/1K"]["block"]][-2:] == ["unexplained", "measured"]
+
+
+def test_a_report_grid_row_with_two_explained_tiers_names_each_with_its_block_under_it():
+    found = explain_table.record(explain("fmt/impl/float32/1K", BASE, HEAD, 1.0e-6, 1.5e-6), 2)
+    alone = table_text(explain_table.grid_block({"fmt/impl/float32/1K": found}))
+    assert alone[0] == "fmt/impl/float32/1K: where the time per op moved: the top 2 of 4 functions by change of own " \
+        "time"
+    lines = table_text(explain_table.grid_block({"fmt/impl/float32/1K": found, "fmt/impl/float32/10K": found}))
+    block = table_text(explain_table.block_table(found), indent="    ")
+    assert lines[1] == "fmt/impl/float32/1K" and lines[2:2 + len(block)] == block
+    assert lines[2 + len(block)] == "fmt/impl/float32/10K" and lines[3 + len(block):] == block
 
 
 def test_a_side_that_cannot_be_profiled_leaves_its_row_unexplained_in_one_line(monkeypatch):
@@ -176,8 +221,9 @@ def explained(calling, out, *extra):
     done = run_serialbench("compare", "--base-with", calling["v1"], "--head-with", calling["v2"], "--cases",
                            calling["cases"], "-b", "lib/*", "--tier", "10K", "--explain", "--json", out, *extra,
                            env=calling["env"])
-    for path in written_results(done.stderr):
-        shutil.move(path, calling["root"])
+    (calling["root"] / out.stem).mkdir()
+    for path in written_results(done.stderr):  # the side files, out of the work tree: a folder each session
+        shutil.move(path, calling["root"] / out.stem)
     assert done.returncode == 0, done.stdout + done.stderr
     return done, json.loads(out.read_text())
 
@@ -195,7 +241,41 @@ def test_the_extra_call_is_the_top_mover_and_the_explanation_adds_up_within_the_
     assert total == pytest.approx(explained_row["change"], rel=1e-4)
     base = slower["base_median"]
     assert base * slower["low"] <= total <= base * slower["high"]  # the verdict's change, in seconds per op
-    assert "lib/toylib/float32/10K: slower" in done.stdout and "toylib/__init__.py:9(padded)" in done.stdout
+    table = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(table) if line.startswith("lib/toylib/float32/10K"))
+    assert table[at + 1].startswith("    where the time per op moved")
+    assert "toylib/__init__.py:9(padded)" in table[at + 3]
+    assert slower["block"][0]["function"] == "toylib/__init__.py:9(padded)"
+
+
+@pytest.mark.slow
+def test_report_of_the_side_files_and_the_site_replay_the_blocks_under_the_same_rows(calling, tmp_path):
+    done, data = explained(calling, calling["root"] / "replayed.json", "--rounds", "8", "--min-effect", "10")
+    base, head = (calling["root"] / "replayed" / Path(path).name for path in written_results(done.stderr))
+    explain = {row["name"]: row["explain"] for row in data["benchmarks"] if "explain" in row}
+    assert list(explain) == ["lib/toylib/float32/10K"]
+    report = run_serialbench("report", base, head, "--json", tmp_path / "report.json", "--markdown",
+                             tmp_path / "report.md")
+    assert report.returncode == 0, report.stderr
+    replayed = {row["name"]: row for row in json.loads((tmp_path / "report.json").read_text())["benchmarks"]}
+    assert replayed["lib/toylib/float32/10K"]["explain"] == explain["lib/toylib/float32/10K"]
+    assert "explain" not in replayed["lib/plain/float32/10K"]
+    lines = report.stdout.splitlines()
+    block = explain_table.block_table(explain["lib/toylib/float32/10K"], "lib/toylib/float32/10K")
+    shown = table_text(block, indent="    ")
+    at = lines.index(shown[0])
+    assert lines[at:at + len(shown)] == shown
+    assert lines[at - 2].startswith("lib/toylib")  # the row's two lines, then its block, then the next row
+    assert lines[at + len(shown)].startswith("lib/plain")
+    assert "lib/toylib/float32/10K: where the time per op moved" in (tmp_path / "report.md").read_text()
+    page = compare_page(Source("compare", [str(base), str(head)], [load(str(base)), load(str(head))]))
+    rows = {row["data"]["name"]: row for row in page["table"]["rows"]}
+    assert rows["lib/toylib/float32/10K"]["block"]["rows"][0]["cells"][0] == ["toylib/__init__.py:9(padded)"]
+    assert "block" not in rows["lib/plain/float32/10K"]
+    # a HEAD file beside a BASE of another session: its explanations are not replayed against it
+    other = run_serialbench("report", base, base, "--json", tmp_path / "other.json")
+    assert all("explain" not in row for row in json.loads((tmp_path / "other.json").read_text())["benchmarks"])
+    assert other.returncode == 0
 
 
 @pytest.mark.slow

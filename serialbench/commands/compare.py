@@ -179,8 +179,9 @@ def run(args, out: Output) -> int:
         explained = explain_session(args, out, judge.rows(session), session, (base, head))
     from serialbench.results.session_files import write_session_files
 
-    write_session_files(session, (base, head), out.say, settings=settings, min_effect=min_effect)
-    return show_verdicts(args, out, judge, session, base, head, min_effect, len(names), explained)
+    hang, records = explain_hang(args, out, explained) if explained else (lambda _: None, {})
+    write_session_files(session, (base, head), out.say, settings=settings, min_effect=min_effect, explained=records)
+    return show_verdicts(args, out, judge, session, base, head, min_effect, len(names), hang, explained)
 
 
 def check_explain(args, mode: str | None) -> None:
@@ -214,20 +215,22 @@ def explain_session(args, out: Output, rows, session, sides: tuple[Side, Side]):
     return found
 
 
-def show_explained(args, out: Output, explained, words: dict[str, str]) -> None:
-    """The explanations under the table, and in --markdown and --json (their writers wrap the table's)."""
+def explain_hang(args, out: Output, explained) -> tuple[Callable, dict]:
+    """With --explain: what hangs each explained row's block under it in every output (the table, --markdown,
+    --json), the rows it could not explain said one line each; and the `explain` objects by name, that
+    the side files keep."""
     from serialbench.views import explain_table
 
     found, not_explained = explained
     for line in explain_table.failures(not_explained):
         out.say(line)
-    if found:
-        out.print("")
-        out.print(explain_table.blocks(found, words, args.explain_top))
+    records = {name: explain_table.record(explanation, args.explain_top) for name, explanation in found.items()}
+    return explain_table.hanging(records), records
 
 
 def show_verdicts(args, out: Output, judge, session, base: Side, head: Side, min_effect: float, count: int,
-                  explained=None) -> int:
+                  hang: Callable = lambda _: None, explained=None) -> int:
+    """The table (each explained row's block under it), its files, and the exit status."""
     from serialbench.verdicts.paired import failing
     from serialbench.views.verdict_json import compare_json
     from serialbench.views.verdict_table import format_table, markdown_table
@@ -235,21 +238,19 @@ def show_verdicts(args, out: Output, judge, session, base: Side, head: Side, min
     rows, selection = judge.rows(session), judge.selection()
     labels = (f"BASE {base.description}", f"HEAD {head.description}")
     gate = failing(rows, args.fail_on, selection)
-    out.print(format_table(rows, *labels, min_effect, selection=selection))
+    out.print(format_table(rows, *labels, min_effect, selection=selection, hang=hang))
     out.print(f"{count} benchmarks, {session.rounds} rounds in {session.seconds / 60:.1f} min")
     if session.budget_rounds:
         from serialbench.views.progress import budget_line
 
         out.print(budget_line(session.budget_rounds, args.benchmark_budget))
-    markdown = lambda: markdown_table(rows, *labels, min_effect, selection=selection)  # noqa: E731
+    markdown = lambda: markdown_table(rows, *labels, min_effect, selection=selection, hang=hang)  # noqa: E731
     as_json = lambda: compare_json(rows, base.description, head.description, min_effect, session.failed,  # noqa: E731
-                                   selection, fail_on=args.fail_on, gate=gate)
+                                   selection, fail_on=args.fail_on, gate=gate, hang=hang)
     if explained:
-        from serialbench.views import explain_table
+        from serialbench.views.explain_table import with_failures
 
-        words = {row.name: explain_table.timed_word(row.verdict) for row in rows}
-        show_explained(args, out, explained, words)
-        markdown, as_json = explain_table.wrapped(markdown, as_json, explained, words, args.explain_top)
+        as_json = with_failures(as_json, explained[1])
     out.write("markdown", markdown)
     out.write("json", as_json)
     status = 0
@@ -273,20 +274,21 @@ def show_counts(args, out: Output, mode: str, rows, failed: dict[str, str], base
     from serialbench.views.count_table import counts_json, format_counts, markdown_counts
 
     gate = failing(rows, args.fail_on)
-    out.print(format_counts(mode, rows, base.description, head.description, tolerance))
-    markdown = lambda: markdown_counts(mode, rows, base.description, head.description, tolerance)  # noqa: E731
-    as_json = lambda: counts_json(mode, rows, base.description, head.description, tolerance, failed,  # noqa: E731
-                                  args.fail_on, gate)
+    hang = lambda _: None  # noqa: E731
     if args.explain:
         from serialbench.verdicts.explain import explain_counted
-        from serialbench.views import explain_table
+        from serialbench.views.explain_table import with_failures
 
         explained = (explain_counted(rows), {})
         if not explained[0]:
             out.say(f"--explain: no benchmark counts more or fewer {mode}; nothing to explain")
-        words = {row.name: explain_table.counted_word(row) for row in rows}
-        show_explained(args, out, explained, words)
-        markdown, as_json = explain_table.wrapped(markdown, as_json, explained, words, args.explain_top)
+        hang = explain_hang(args, out, explained)[0]
+    out.print(format_counts(mode, rows, base.description, head.description, tolerance, hang))
+    markdown = lambda: markdown_counts(mode, rows, base.description, head.description, tolerance, hang)  # noqa: E731
+    as_json = lambda: counts_json(mode, rows, base.description, head.description, tolerance, failed,  # noqa: E731
+                                  args.fail_on, gate, hang)
+    if args.explain:
+        as_json = with_failures(as_json, {})
     out.write("markdown", markdown)
     out.write("json", as_json)
     status = 0

@@ -14,7 +14,8 @@ from serialbench.commands.options import add_filter_arguments, add_min_effect, s
 from serialbench.core.errors import UsageError
 from serialbench.results.files import load
 from serialbench.results.selection import filter_results, select_results
-from serialbench.verdicts.file_changes import changes_between, session_min_effect
+from serialbench.results.session_files import explained_in
+from serialbench.verdicts.file_changes import changes_between, is_one_session, session_min_effect
 from serialbench.views.changes import change_notes, change_tables
 from serialbench.views.costs import cost_tables
 from serialbench.views.report_json import one_file_json, two_files_json
@@ -61,10 +62,12 @@ def run(args, out: Output) -> int:
         found = changes_between(base, new, min_effect, names={r.name for r in selected})
         changes = found.changes
         head = header_lines(base, "BASE ") + header_lines(new, "NEW  ")
-        tables = change_tables(found, min_effect)
+        # compare --explain's blocks, from NEW's file: only beside the BASE they were explained against
+        explained = explained_in(new) if is_one_session(base, new) else {}
+        tables = change_tables(found, min_effect, explained)
         base_selected = filter_results(base.results, args.patterns, args.tier, args.input)
         notes = change_notes(found, selected, base_selected)
-        as_json = lambda: two_files_json(base, new, found, min_effect, notes)  # noqa: E731
+        as_json = lambda: two_files_json(base, new, found, min_effect, notes, explained)  # noqa: E731
     if not tables:
         raise UsageError("nothing to report: the selection is empty" if len(loaded) == 1 else
                          f"{args.files[0]} and {args.files[1]} have no benchmark in common")

@@ -6,16 +6,18 @@ Each file records, as a run's does, the date, the machine (CPU model and count),
 Python and pyperf's version, so that `report` heads it as it heads a run; and everything a verdict
 of the session depends on (its looks, its minimum effect, the look that time or a benchmark's budget
 made final, and, for the reader, the time limit and the budget), so that `report` replays the session's
-verdicts whatever its settings.
+verdicts whatever its settings; and HEAD's file, compare --explain's explanation of each row it explained,
+so that `report` and the site draw its block under the row.
 """
 
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import socket
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pyperf
@@ -26,9 +28,13 @@ from serialbench.results.files import RESULTS_FORMAT
 from serialbench.results.paths import safe_stem, unique_paths
 from serialbench.sides.sides import Side
 
+EXPLAIN_KEY = "serialbench_explain"
 
-def session_benchmarks(session: Session, label: str, metadata: dict) -> list[pyperf.Benchmark]:
-    """One side's timings as pyperf benchmarks: a run per round, its values in cycle order."""
+
+def session_benchmarks(session: Session, label: str, metadata: dict,
+                       explained: Mapping[str, dict] | None = None) -> list[pyperf.Benchmark]:
+    """One side's timings as pyperf benchmarks: a run per round, its values in cycle order; a benchmark
+    that compare --explain explained carries its `explain` object."""
     benches = []
     for name in session.names:
         runs = session.runs[label].get(name)
@@ -36,10 +42,29 @@ def session_benchmarks(session: Session, label: str, metadata: dict) -> list[pyp
             own = dict(metadata)
             if name in session.budget_rounds:  # so that `report` replays its last look as final
                 own["serialbench_budget_rounds"] = session.budget_rounds[name]
+            if name in (explained or {}):
+                own[EXPLAIN_KEY] = explain_metadata(explained[name])
             benches.append(pyperf.Benchmark([
                 pyperf.Run(run.values, metadata={**run.metadata, **own, "name": name}, collect_metadata=False)
                 for run in runs]))
     return benches
+
+
+def explain_metadata(found: dict) -> str:
+    """An `explain` object as pyperf keeps a metadata value: one line of compact JSON. Every run of the
+    benchmark carries it, so pyperf writes it once, in the benchmark's common metadata; it stays in the
+    file it explains, where no companion file can go astray."""
+    return json.dumps(found, separators=(",", ":"))
+
+
+def explained_in(results) -> dict[str, dict]:
+    """name -> the `explain` object a side file keeps (compare --explain), for the benchmarks that have one."""
+    found = {}
+    for r in results.results:
+        text = r.benchmark.get_metadata().get(EXPLAIN_KEY)
+        if text:
+            found[r.name] = json.loads(text)
+    return found
 
 
 def runs_of(bench: pyperf.Benchmark) -> list[Run]:
@@ -103,9 +128,9 @@ def settings_metadata(settings: Settings, min_effect: float) -> dict:
 
 def write_session_files(session: Session, sides: Sequence[Side], say: Callable[[str], None],
                         command: str = "compare", stem: str | None = None, settings: Settings | None = None,
-                        min_effect: float | None = None) -> list[Path]:
+                        min_effect: float | None = None, explained: Mapping[str, dict] | None = None) -> list[Path]:
     """One pyperf file per side, in results/: what each side ran, its values round by round, and the
-    session's settings."""
+    session's settings; HEAD's (the last side's) also the `explain` objects of compare --explain, by name."""
     session_id = uuid.uuid4().hex[:12]
     started = datetime.datetime.now() - datetime.timedelta(seconds=session.seconds)
     common = {"date": started.isoformat(" ", "seconds"), "perf_version": pyperf.__version__, **machine_metadata()}
@@ -122,7 +147,7 @@ def write_session_files(session: Session, sides: Sequence[Side], say: Callable[[
         imported = hello.get("versions", {})
         metadata.update({f"{name.replace('-', '_')}_version": version for name, version in imported.items()
                          if version != "not found"})
-        benches = session_benchmarks(session, side.label, metadata)
+        benches = session_benchmarks(session, side.label, metadata, explained if side is sides[-1] else None)
         if benches:
             pyperf.BenchmarkSuite(benches).dump(str(path))
             say(f"{side.label} results: {path}")

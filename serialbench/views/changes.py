@@ -6,16 +6,21 @@ it, the multiple of the floor BASE -> NEW, then the verdict; the notes say how f
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from serialbench.core.formatting import format_change, format_ratio, format_time
 from serialbench.results.files import Result
 from serialbench.verdicts import apart, vocabulary
 from serialbench.verdicts.file_changes import Change, FileChanges
-from serialbench.views.grid import grid, groups
+from serialbench.views.explain_table import grid_block
+from serialbench.views.grid import grid, groups, rows
 from serialbench.views.table import Cell, Table
 from serialbench.views.verdict_table import change_cell, legend
 
 
-def change_tables(found: FileChanges, min_effect: float) -> list[Table]:
+def change_tables(found: FileChanges, min_effect: float, explained: Mapping[str, dict] | None = None) -> list[Table]:
+    """A grid per input kind and direction; under a row, the blocks of its benchmarks that compare
+    --explain explained (`explain` objects by name, as the side files keep them)."""
     by_name = {change.name: change for change in found.changes}
     runs_apart = found.drift is not None
     tables = []
@@ -27,6 +32,9 @@ def change_tables(found: FileChanges, min_effect: float) -> list[Table]:
                            f"Each cell: {what} (minimum effect {min_effect * 100:g}%). Marked: slower or faster. "
                            + "; ".join(legend(found.paired, min_effect, apart=runs_apart)) + ".",
                            group, lambda result: _change_cell(by_name[result.name], runs_apart)))
+        for row, by_tier in zip(tables[-1].rows, rows(group).values()):
+            mine = {r.name: explained[r.name] for r in by_tier.values() if r.name in (explained or {})}
+            row.block = grid_block(mine) if mine else None
     return tables
 
 

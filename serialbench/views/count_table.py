@@ -8,7 +8,7 @@ that a copy shows as its misses; --memory gives bytes and allocation calls per o
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from serialbench.core.formatting import format_change
 from serialbench.verdicts.counts import UNITS, Counted
@@ -82,20 +82,32 @@ def note(mode: str, tolerance: float) -> str:
             f"(or 16 bytes) and more than {tolerance * 100:g}% of BASE's.")
 
 
-def format_counts(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float) -> str:
-    columns = count_columns(mode, base, head, tolerance)
-    return "\n".join([*table.text(Table.of(columns, rows)), "", note(mode, tolerance)])
+Hang = Callable[[Table], None]  # hangs the rows' blocks (compare --explain's) on the table
 
 
-def markdown_counts(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float) -> str:
-    columns = count_columns(mode, base, head, tolerance)
-    return "\n".join([*table.markdown(Table.of(columns, rows)), "", note(mode, tolerance), ""])
+def counts_table(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float,
+                 hang: Hang = lambda _: None) -> Table:
+    counted = Table.of(count_columns(mode, base, head, tolerance), rows)
+    hang(counted)
+    return counted
+
+
+def format_counts(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float,
+                  hang: Hang = lambda _: None) -> str:
+    return "\n".join([*table.text(counts_table(mode, rows, base, head, tolerance, hang)), "", note(mode, tolerance)])
+
+
+def markdown_counts(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float,
+                    hang: Hang = lambda _: None) -> str:
+    return "\n".join([*table.markdown(counts_table(mode, rows, base, head, tolerance, hang)), "",
+                      note(mode, tolerance), ""])
 
 
 def counts_json(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float,
-                failed: Mapping[str, str], fail_on: str | None, gate: Sequence[str]) -> str:
+                failed: Mapping[str, str], fail_on: str | None, gate: Sequence[str],
+                hang: Hang = lambda _: None) -> str:
     return json.dumps({
         "base": base, "head": head, "mode": mode, "unit": UNITS[mode], "tolerance": tolerance,
-        "benchmarks": table.records(Table.of(count_columns(mode, base, head, tolerance), rows)),
+        "benchmarks": table.records(counts_table(mode, rows, base, head, tolerance, hang)),
         "failed": dict(failed), "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None,
     }, indent=1) + "\n"

@@ -3,8 +3,9 @@
 A row's explanation is one table of the table model (views/table.py), which text, Markdown and JSON
 render: the top K functions by the size of their change, then the other functions' change together,
 the unexplained change, and the measured one, so that the block adds up to the verdict's change as
-the data does (verdicts/explain.py). `block_table` is the table without its heading, the shape a
-row's `block` takes under the verdict table's row.
+the data does (verdicts/explain.py). It hangs under its row of the verdict table (`Row.block`): the
+terminal indents it under the row, Markdown gives it as a table after the verdicts', the JSON as the
+row's `block` beside its `explain` object, the site in a row of its own under the row.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from serialbench.core.formatting import format_change, format_time
+from serialbench.core.formatting import format_time
 from serialbench.verdicts.explain import Explanation
 from serialbench.views import table
 from serialbench.views.table import Column, Table, column, number
-from serialbench.views.verdict_table import change_text
 
 UNEXPLAINED = {"s": "the loop around the op, and the error of taking cProfile's own cost out of each call",
                "instructions": "outside every function callgrind names", "cycles": "outside every function"}
@@ -39,10 +39,10 @@ class Line:
 def _amount(unit: str, value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
-    if unit != "s":
-        return f"{value:+,.0f}" if signed else f"{value:,.0f}"
+    if unit != "s":  # a whole count: rounded first, so that a rounding error of -1e-9 prints 0, not -0
+        return f"{round(value):+,}" if signed else f"{round(value):,}"
     text = format_time(abs(value)) if value else "0"
-    return (("-" if value < 0 else "+") + text) if signed else text
+    return ("-" if value < 0 else "+" if signed else "") + text
 
 
 COUNT_DIGITS = 12  # a count keeps every digit
@@ -64,93 +64,91 @@ def explain_columns(unit: str) -> list[Column]:
             column("mark", "", lambda line: line.mark, left=True)]
 
 
-def lines(explanation: Explanation, top: int) -> list[Line]:
+def record(explanation: Explanation, top: int) -> dict:
+    """A benchmark's `explain` object: the top functions, the rest, the unexplained and measured change,
+    each side's cost that no function holds. Every output's block is drawn from it (`block_table`), and
+    the side files keep it, so that `report` draws the very block compare did."""
+    unit = explanation.unit
     shown = [Line(m.label, m.base_own, m.head_own, m.change, m.base_inclusive, m.head_inclusive, m.mark)
              for m in explanation.top(top)]
-    others = len(explanation.moved) - len(shown)
-    totals = [Line(f"the other {others} functions", change=explanation.rest(top))] if others else []
-    return [*shown, *totals,
-            Line("unexplained", *explanation.unattributed, explanation.unexplained),
-            Line("measured", explanation.base, explanation.head, explanation.change)]
-
-
-def heading(name: str, word: str, explanation: Explanation, top: int) -> str:
-    what = "time" if explanation.unit == "s" else explanation.unit
-    return (f"{name}: {word}; where the {what} per op moved (top {min(top, len(explanation.moved))} of "
-            f"{len(explanation.moved)} functions by change of own {what}):")
-
-
-def note(explanation: Explanation) -> str:
-    if explanation.unit != "s":
-        return (f"counted by callgrind in {explanation.calls[0]:,} calls a side; own: in the function itself, "
-                "incl.: with what it calls")
-    return (f"cProfile of {explanation.calls[0]:,} and {explanation.calls[1]:,} calls, its own cost per call taken "
-            f"out, scaled to each side's median (x{explanation.scales[0]:.2f}, x{explanation.scales[1]:.2f}); "
-            f"unexplained: {UNEXPLAINED['s']}; own: in the function itself, incl.: with what it calls")
-
-
-def block_table(explanation: Explanation, top: int, title: str = "") -> Table:
-    """A row's explanation as a table: its lines, and its note under them."""
-    return Table.of(explain_columns(explanation.unit), lines(explanation, top), title=title,
-                    notes=[note(explanation)])
-
-
-def block(name: str, word: str, explanation: Explanation, top: int) -> str:
-    found = block_table(explanation, top)
-    return "\n".join([heading(name, word, explanation, top), *table.text(found, indent="  ")])
-
-
-def markdown_block(name: str, word: str, explanation: Explanation, top: int) -> str:
-    return "\n".join([f"**`{name}`** {heading('', word, explanation, top)[2:]}", "",
-                      *table.markdown(block_table(explanation, top)), ""])
-
-
-def record(explanation: Explanation, top: int) -> dict:
-    """A benchmark's `explain` object: the top functions, the rest, the unexplained and measured change."""
-    unit = explanation.unit
     return {"unit": unit, "base": _json(unit, explanation.base), "head": _json(unit, explanation.head),
             "change": _json(unit, explanation.change), "unexplained": _json(unit, explanation.unexplained),
+            "unattributed": [_json(unit, value) for value in explanation.unattributed],
             "rest": _json(unit, explanation.rest(top)), "functions_total": len(explanation.moved),
             "scales": [number(scale) for scale in explanation.scales], "calls": list(explanation.calls),
-            "top": table.records(Table.of(explain_columns(unit), lines(explanation, top)[:len(explanation.top(top))]))}
+            "top": table.records(Table.of(explain_columns(unit), shown))}
 
 
-def blocks(explanations: Mapping[str, Explanation], words: Mapping[str, str], top: int) -> str:
-    return "\n\n".join(block(name, words[name], found, top) for name, found in explanations.items())
+def lines(found: dict) -> list[Line]:
+    """The block's lines from an `explain` object: the top functions, the others together, the
+    unexplained (each side's cost outside every function) and the measured change."""
+    shown = [Line(f["function"], f["base_own"], f["head_own"], f["change"], f["base_inclusive"],
+                  f["head_inclusive"], f["mark"]) for f in found["top"]]
+    others = found["functions_total"] - len(shown)
+    totals = [Line(f"the other {others} functions", change=found["rest"])] if others else []
+    unattributed = found.get("unattributed") or [None, None]  # files written before it was kept: '-'
+    return [*shown, *totals, Line("unexplained", *unattributed, found["unexplained"]),
+            Line("measured", found["base"], found["head"], found["change"])]
 
 
-def markdown_blocks(explanations: Mapping[str, Explanation], words: Mapping[str, str], top: int) -> str:
-    return "\n".join(markdown_block(name, words[name], found, top) for name, found in explanations.items())
+def heading(found: dict) -> str:
+    what = "time" if found["unit"] == "s" else found["unit"]
+    return (f"where the {what} per op moved: the top {len(found['top'])} of {found['functions_total']} functions "
+            f"by change of own {what}")
 
 
-def with_explanations(text: str, explanations: Mapping[str, Explanation], top: int,
-                      not_explained: Mapping[str, str] | None = None) -> str:
-    """A compare JSON (views/verdict_json.py, views/count_table.py) with an `explain` object in each
-    explained benchmark, and `explain_failed`: {name: why} of the decided rows it could not explain."""
-    data = json.loads(text)
-    for benchmark in data["benchmarks"]:
-        if benchmark["name"] in explanations:
-            benchmark["explain"] = record(explanations[benchmark["name"]], top)
-    data["explain_failed"] = dict(not_explained or {})
-    return json.dumps(data, indent=1) + "\n"
+def notes(found: dict) -> list[str]:
+    """What the figures are, under the block: two short lines rather than one a page wide."""
+    calls, scales = found["calls"], found["scales"]
+    if found["unit"] != "s":
+        return [f"counted by callgrind in {calls[0]:,} calls a side; own: in the function itself, "
+                "incl.: with what it calls"]
+    return [f"cProfile of {calls[0]:,} and {calls[1]:,} calls, its own cost per call taken out, scaled to each "
+            f"side's median (x{scales[0]:.2f}, x{scales[1]:.2f}); own: in the function itself, incl.: with what "
+            "it calls", f"unexplained: {UNEXPLAINED['s']}"]
 
 
-def timed_word(verdict) -> str:
-    """A timed row's verdict as the block's heading says it: 'slower +12.0% [+10.1%, +13.8%]'."""
-    return f"{verdict.word} {change_text(verdict)}"
+def block_table(found: dict, name: str = "") -> Table:
+    """A row's block (Row.block): its heading (after the benchmark's name, where the row is not the
+    benchmark's own), the lines of its `explain` object, and its notes."""
+    return Table.of(explain_columns(found["unit"]), lines(found), legend=f"{name}: " * bool(name) + heading(found),
+                    notes=notes(found))
 
 
-def counted_word(row) -> str:
-    """A counted row's verdict as the block's heading says it: 'more instructions +3.1%'."""
-    return f"{row.verdict} {format_change(row.change)}"
+def grid_block(found: Mapping[str, dict]) -> Table:
+    """The block of a report grid's row (FORMAT/IMPL, a cell a tier): its explained benchmark's block,
+    headed by its name; or, where several tiers were explained, their names, each one's block under it."""
+    if len(found) == 1:
+        (name, item), = found.items()
+        return block_table(item, name)
+    named = Table.of([column("name", "explained", lambda name: name, left=True, code=True)], list(found))
+    for row, item in zip(named.rows, found.values()):
+        row.block = block_table(item)
+    return named
 
 
-def wrapped(markdown: Callable[[], str], as_json: Callable[[], str], explained, words: Mapping[str, str],
-            top: int) -> tuple[Callable[[], str], Callable[[], str]]:
-    """The --markdown and --json writers of a table, each with the explanations after or inside it."""
-    found, not_explained = explained
-    return (lambda: markdown() + "\n" + markdown_blocks(found, words, top),
-            lambda: with_explanations(as_json(), found, top, not_explained))
+def hanging(explanations: Mapping[str, Explanation] | Mapping[str, dict], top: int = 0) -> Callable[[Table], None]:
+    """What hangs the explanations on a verdict table's rows (by their `name`): each explained row's block,
+    and its `explain` object in its JSON keys. Explanations, or `explain` objects read back from the side
+    files."""
+    found = {name: item if isinstance(item, dict) else record(item, top) for name, item in explanations.items()}
+
+    def hang(verdicts: Table) -> None:
+        for row in verdicts.rows:
+            if row.data.get("name") in found:
+                row.data["explain"] = found[row.data["name"]]
+                row.block = block_table(found[row.data["name"]])
+    return hang
+
+
+def with_failures(as_json: Callable[[], str], not_explained: Mapping[str, str]) -> Callable[[], str]:
+    """A --json writer whose JSON also says which decided rows --explain could not explain, and why
+    (`explain_failed`: {name: why})."""
+    def written() -> str:
+        data = json.loads(as_json())
+        data["explain_failed"] = dict(not_explained)
+        return json.dumps(data, indent=1) + "\n"
+    return written
 
 
 def failures(not_explained: Mapping[str, str]) -> Sequence[str]:

@@ -4,20 +4,22 @@ One file: every selected benchmark (its median and multiple of the floor, each w
 mark, throughput, sizes and, with a memory companion, its memory per op), each FORMAT/IMPL's fitted
 costs, and the round trip's sums. The median, the multiple and the mark are the cells of report's
 tables (views/timing.timing_cells), so the JSON carries the numbers the terminal and the page print.
-Two files: the verdicts of BASE -> NEW with compare's keys (views/verdict_json.py). Times are seconds
+Two files: the verdicts of BASE -> NEW with compare's keys (views/verdict_json.py), and the `explain`
+objects that the side files of one compare --explain session keep. Times are seconds
 per op, changes fractions; a number that is missing or not finite is null.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from serialbench.results.files import Result, ResultFile
 from serialbench.verdicts.costmodel import fits
 from serialbench.verdicts.file_changes import FileChanges
 from serialbench.verdicts.paired import Compared
 from serialbench.views import table
+from serialbench.views.explain_table import hanging
 from serialbench.views.roundtrip_table import round_trips_json
 from serialbench.views.table import COUNT_DIGITS, Cell, Column, Table, column, number
 from serialbench.views.timing import FIGURES, timing_cells
@@ -63,12 +65,15 @@ def one_file_json(results: ResultFile, selected: Sequence[Result], notes: Sequen
 
 
 def two_files_json(base: ResultFile, new: ResultFile, found: FileChanges, min_effect: float,
-                   notes: Sequence[str]) -> str:
+                   notes: Sequence[str], explained: Mapping[str, dict] | None = None) -> str:
+    """The verdicts as compare's JSON gives them, compare --explain's `explain` objects (`explained`, by
+    name) in their rows."""
     changes = found.changes
     rows = [Compared(c.name, c.base.median, c.new.median, c.judged) for c in changes if c.judged is not None]
     data = json.loads(compare_json(rows, base.path, new.path, min_effect, selection=found.selection,
                                    paired=found.paired,
-                                   failed={c.name: c.verdict for c in changes if c.judged is None}))
+                                   failed={c.name: c.verdict for c in changes if c.judged is None},
+                                   hang=hanging(explained or {})))
     if found.drift is not None:  # two runs apart: what each row was judged on, and the floor's drift
         by_name = {c.name: c for c in changes}
         for row in data["benchmarks"]:

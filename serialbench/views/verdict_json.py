@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from serialbench.verdicts import vocabulary
@@ -33,12 +33,15 @@ def _dump(data: dict) -> str:
 
 def compare_json(rows: Sequence[Compared], base: str, head: str, min_effect: float,
                  failed: Mapping[str, str] | None = None, selection: vocabulary.Verdict | None = None,
-                 paired: bool = True, fail_on: str | None = None, gate: Sequence[str] = ()) -> str:
-    """compare's verdicts (and report BASE NEW's): every row, the selection's, what was not compared,
-    and with --fail-on the rows that fail it (`gate`)."""
+                 paired: bool = True, fail_on: str | None = None, gate: Sequence[str] = (),
+                 hang: Callable[[Table], None] = lambda _: None) -> str:
+    """compare's verdicts (and report BASE NEW's): every row (with its block where `hang` hangs one), the
+    selection's, what was not compared, and with --fail-on the rows that fail it (`gate`)."""
+    verdicts = Table.of(compare_columns(base, head, paired), lines(rows))
+    hang(verdicts)
     return _dump({
         "base": base, "head": head, "min_effect": min_effect, "paired": paired,
-        "benchmarks": records(Table.of(compare_columns(base, head, paired), lines(rows))),
+        "benchmarks": records(verdicts),
         "selection": verdict_record(selection, paired) if selection is not None else None,
         "failed": dict(failed or {}),
         "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None,

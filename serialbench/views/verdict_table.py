@@ -185,17 +185,19 @@ def _footnotes(rows: Sequence[Compared], min_effect: float, paired: bool,
 
 
 def format_table(rows: Sequence[Compared], base: str, head: str, min_effect: float, paired: bool = True,
-                 selection: vocabulary.Verdict | None = None) -> str:
+                 selection: vocabulary.Verdict | None = None, hang: Callable[[Table], None] = lambda _: None) -> str:
     """The table as the terminal shows it. Sides whose names would make it wider than MAX_WIDTH are
-    named on a line of their own above it, their columns headed by their role ('BASE', 'HEAD')."""
+    named on a line of their own above it, their columns headed by their role ('BASE', 'HEAD'). `hang`
+    hangs the rows' blocks (compare --explain's) once the width is settled."""
     named: list[str] = []
-    text = table.text(Table.of(compare_columns(base, head, paired), lines(rows, selection)))
-    if max(map(len, text)) > MAX_WIDTH:
+    verdicts = Table.of(compare_columns(base, head, paired), lines(rows, selection))
+    if max(map(len, table.text(verdicts))) > MAX_WIDTH:
         roles = [label.split(" ", 1) for label in (base, head)]
         named = [f"{role}: {clipped(name, MAX_WIDTH - len(role) - 2)}" for role, name in roles]
         named = ["; ".join(named)] if len("; ".join(named)) <= MAX_WIDTH else named
-        text = table.text(Table.of(compare_columns(roles[0][0], roles[1][0], paired), lines(rows, selection)))
-    return "\n".join([*named, *text, "", summary_line(rows, min_effect),
+        verdicts = Table.of(compare_columns(roles[0][0], roles[1][0], paired), lines(rows, selection))
+    hang(verdicts)
+    return "\n".join([*named, *table.text(verdicts), "", summary_line(rows, min_effect),
                       *_footnotes(rows, min_effect, paired, selection)])
 
 
@@ -204,7 +206,9 @@ def clipped(text: str, width: int) -> str:
 
 
 def markdown_table(rows: Sequence[Compared], base: str, head: str, min_effect: float, paired: bool = True,
-                   selection: vocabulary.Verdict | None = None) -> str:
-    text = table.markdown(Table.of(compare_columns(base, head, paired), lines(rows, selection)))
+                   selection: vocabulary.Verdict | None = None, hang: Callable[[Table], None] = lambda _: None) -> str:
+    verdicts = Table.of(compare_columns(base, head, paired), lines(rows, selection))
+    hang(verdicts)
+    text = table.markdown(verdicts)
     notes = [f"- {note}" for note in _footnotes(rows, min_effect, paired, selection)]
     return "\n".join([*text, "", summary_line(rows, min_effect), "", *notes, ""])

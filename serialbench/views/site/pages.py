@@ -20,7 +20,7 @@ from serialbench.catalog.inputs import tier_order, tier_size
 from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import format_bytes, format_change, format_interval, format_percent, format_time
 from serialbench.results.files import Result, ResultFile
-from serialbench.results.session_files import runs_of
+from serialbench.results.session_files import explained_in, runs_of
 from serialbench.results.sources import Source, side_label
 from serialbench.verdicts.file_changes import compare_files
 from serialbench.verdicts.harness import WAYS
@@ -29,6 +29,7 @@ from serialbench.verdicts.rankings import fastest_of_each_format
 from serialbench.verdicts.steps import sweep_from_json
 from serialbench.verdicts.timings import timing
 from serialbench.views.costs import cost_tables
+from serialbench.views.explain_table import hanging
 from serialbench.views.grid import groups
 from serialbench.views.grid import rows as grid_rows
 from serialbench.views.harness_table import harness_columns
@@ -108,6 +109,8 @@ def compare_page(source: Source) -> dict:
                                     "Each round's estimate (the median of its pairs' HEAD/BASE):")
               for row in rows} if paired else {}
     table = Table.of(compare_columns("BASE", "HEAD", paired), lines(rows, selection))
+    if paired:  # compare --explain's blocks, as HEAD's file keeps them, each under its row
+        hanging(explained_in(head))(table)
     if selection is not None:
         table.rows[-1].data["name"] = "selection"  # the page's name of the row, in its link and its plot
     return {"kind": "compare", "paired": paired, "min_effect": min_effect, "legend": legend(paired, min_effect),
