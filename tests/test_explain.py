@@ -7,6 +7,7 @@ import json
 import shutil
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -178,13 +179,16 @@ def test_a_side_that_cannot_be_profiled_leaves_its_row_unexplained_in_one_line(m
     from serialbench.verdicts.vocabulary import Verdict
 
     refused = profiles.failed("s", "this side cannot be profiled: its serialbench has no worker API")
-    monkeypatch.setattr(profiles, "profile_pairs", lambda sides, names, workers: [(BASE, refused)] * len(names))
+    monkeypatch.setattr(profiles, "profile_each", lambda jobs, workers: {
+        (side.label, name): BASE if side.label == "BASE" else refused for side, name in jobs})
     verdict = Verdict(change=0.5, low=0.4, high=0.6, level=0.975, detectable=0.05, word="slower", rounds=8,
                       p_value=0.001)
     unchanged = Verdict(change=0.0, low=-0.01, high=0.01, level=0.975, detectable=0.05, word="no change", rounds=8,
                         p_value=0.001)
     rows = [Compared("a/b/float32/1K", 1e-6, 1.5e-6, verdict), Compared("a/c/float32/1K", 1e-6, 1e-6, unchanged)]
-    found, not_explained = explaining.explain_timed(rows, (None, None), 1)
+    sides = (SimpleNamespace(label="BASE"), SimpleNamespace(label="HEAD"))
+    pairs = [explaining.Pair(row.name, row.name, sides, (row.base, row.head)) for row in explaining.decided(rows)]
+    found, not_explained = explaining.explain_pairs(pairs, 1)
     assert found == {}
     assert not_explained == {"a/b/float32/1K": "HEAD could not be profiled: this side cannot be profiled: its "
                                                "serialbench has no worker API"}
