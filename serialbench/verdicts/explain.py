@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from serialbench.measure.profiles import Function, Profile
@@ -169,6 +169,14 @@ def explain_pairs(pairs: Sequence[Pair], workers: int) -> tuple[dict, dict[Hasha
         else:
             found[pair.key] = explain(pair.name, before, after, *pair.measured)
     return found, not_explained
+
+
+def decided_steps(rows: Sequence, sides: Mapping) -> list[Pair]:
+    """A sweep's decided steps (verdicts/steps.SweepRow's faster or slower ones), each the pair of its two
+    sides (`sides`: by label) with their medians, keyed (benchmark, before, after)."""
+    return [Pair((row.name, step.before, step.after), row.name, (sides[step.before], sides[step.after]),
+                 (row.median(step.before), row.median(step.after)))
+            for row in rows for step in row.steps if step.changed]
 
 
 def explain_after_session(pairs: Sequence[Pair], interrupted: bool, say: Callable[[str], None], what: str,

@@ -71,7 +71,7 @@ def sweep_json(sweep: Sweep) -> str:
     return _dump({
         "sides": sweep.sides,
         "benchmarks": [{"name": row.name, "medians": [_number(row.median(side)) for side in sweep.sides],
-                        "steps": [_step(step) for step in row.steps],
+                        "steps": [{**_step(step), **_explained(sweep, row.name, step)} for step in row.steps],
                         "from_anchor": [_step(step) for step in row.from_anchor]} for row in sweep.rows],
         "anchor": sweep.anchor, "min_effect": sweep.min_effect, "machines": sweep.machines,
         "releases": sweep.releases, "own": sweep.own,
@@ -85,7 +85,14 @@ def sweep_json(sweep: Sweep) -> str:
         **({"steps_judged": ANCHORED} if sweep.against_anchor else {}),
         **({"side_noun": sweep.noun} if sweep.noun != "release" else {}),
         **({"libraries": sweep.libraries} if sweep.libraries else {}),  # side -> its versions, where they differ
+        **({"explain_failed": sweep.explain_failed} if sweep.explain_failed is not None else {}),  # --explain
     })
+
+
+def _explained(sweep: Sweep, name: str, step: Step) -> dict:
+    """A step's `explain` object (views/explain_table.record), where --explain explained it."""
+    found = sweep.explained.get((name, step.before, step.after))
+    return {"explain": found} if found else {}
 
 
 def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: Sequence[dict],
