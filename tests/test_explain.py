@@ -344,3 +344,26 @@ def test_the_same_two_sides_profiled_twice_give_the_same_top_three_in_the_same_o
         found = explain(name, before, after, before.per_op, after.per_op)
         tops.append([moved.label for moved in found.top(3)])
     assert tops[0] == tops[1] == ["cases/movers.py:5(most)", "cases/movers.py:10(some)", "cases/movers.py:15(few)"]
+
+
+@pytest.mark.slow
+def test_a_sweep_s_decided_step_is_explained_with_the_extra_call_its_top_mover(calling):
+    out = calling["root"] / "sweep.json"
+    done = run_serialbench("sweep", calling["v1"], calling["v2"], "--cases", calling["cases"], "-b", "lib/*",
+                           "--tier", "10K", "--rounds", "8", "--min-effect", "10", "--explain", "--explain-top", "2",
+                           "--json", out, env=calling["env"])
+    (calling["root"] / "sweep").mkdir()
+    for path in written_results(done.stderr):  # the side files, out of the work tree
+        shutil.move(path, calling["root"] / "sweep")
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {row["name"]: row for row in json.loads(out.read_text())["benchmarks"]}
+    [step] = rows["lib/toylib/float32/10K"]["steps"]
+    assert step["verdict"] == "slower" and "explain" not in rows["lib/plain/float32/10K"]["steps"][0]
+    assert step["explain"]["top"][0]["function"] == "toylib/__init__.py:9(padded)"
+    assert step["explain"]["top"][0]["mark"] == "new"
+    table = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(table) if line.startswith("lib/toylib/float32/10K"))
+    assert table[at + 1].startswith(f"    {step['from']} -> {step['to']}: where the time per op moved")
+    header = next(i for i in range(at + 1, len(table)) if table[i].startswith("    function"))
+    assert table[header + 1].startswith("    toylib/__init__.py:9(padded)")  # the top mover, first under the header
+    assert "--explain: 1 steps profiled on both sides" in done.stderr
