@@ -68,11 +68,13 @@ def arguments(cli: Parser) -> None:
                                "not searched when it runs out is named", budget=False)
     cli.add_argument("--max-sessions", type=int, metavar="N",
                      help="at most N sessions (retries included); what is not searched then is named")
+    options.add_explain_arguments(cli, "step found")
     cli.add_json("the steps and every session")
 
 
 def run(args, out: Output) -> int:
     settings_from(args)  # bad session options fail now, not after the first install
+    options.check_explain_top(args)
     if args.max_sessions is not None and args.max_sessions < 1:
         raise UsageError(f"--max-sessions {args.max_sessions}: give at least 1")
     benchmark = one_benchmark(args.case_dirs, args.benchmark, args.payloads)
@@ -108,13 +110,34 @@ def run(args, out: Output) -> int:
         search = Bisection(versions, benchmark, side_of, time_session, settings, min_effect, args.direction,
                            args.max_sessions, args.max_time, show, out.say)
         result = search.run()
+        explained, not_explained = explain_found(args, out.say, search, result) if args.explain else ({}, None)
     minutes = (time.monotonic() - search.started) / 60
     took = f"{len(search.sessions)} sessions in {minutes:.1f} min"
-    for line in answer_lines(benchmark, result, good, bad, args.direction, took, history, search.skipped):
+    for line in answer_lines(benchmark, result, good, bad, args.direction, took, history, search.skipped, explained):
         out.print(line)
     named = commits.range_name(found[0].place.spec(f"{args.good}..{args.bad}")) if history else ""
     out.write("json", lambda: bisect_json(benchmark, good, bad, result, search.sessions, history, search.skipped,
-                                          named))
+                                          named, explained, not_explained))
     if search.interrupted:
         return 130
     return 0 if result.complete else 1
+
+
+def explain_found(args, say, search: Bisection, result) -> tuple[dict, dict[str, str]]:
+    """--explain, after the search and while its sides exist: each faster or slower step found, profiled on
+    its two sides and diffed (verdicts/explain.py), scaled to their medians in the last session that timed
+    both; the `explain` objects by (before, after), and the steps it could not explain, each said in one line."""
+    from serialbench.verdicts.explain import decided_steps, explain_after_session
+    from serialbench.views import explain_table
+
+    rows = [row for row in map(search.step_row, result.steps) if row is not None]
+    pairs = decided_steps(rows, search.sides)
+    found = explain_after_session(pairs, search.interrupted, say, "steps", "no step found is faster or slower")
+    if found is None:
+        return {}, {}
+    explanations, failing = found
+    not_explained = {f"{before} -> {after}": why for (_, before, after), why in failing.items()}
+    for line in explain_table.failures(not_explained):
+        say(line)
+    return {(before, after): explain_table.record(explanation, args.explain_top)
+            for (_, before, after), explanation in explanations.items()}, not_explained

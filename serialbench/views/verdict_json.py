@@ -97,12 +97,15 @@ def _explained(sweep: Sweep, name: str, step: Step) -> dict:
 
 def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: Sequence[dict],
                 history: Mapping[str, Commit] | None = None, skipped: Mapping[str, str] | None = None,
-                named: str = "") -> str:
+                named: str = "", explained: Mapping[tuple[str, str], dict] | None = None,
+                explain_failed: Mapping[str, str] | None = None) -> str:
     """The steps found (each with its share of the whole change), the whole change, what was left
     unsearched and why, and every session. changed_at ... verdict: the first step, as before bisect
     found several; uncertain: the notes, joined. Over commits (--repo): each commit of the range
-    (commits, in order), those skipped and why, and the range (history)."""
+    (commits, in order), those skipped and why, and the range (history). With --explain: each explained
+    step's `explain` object, and the steps it could not explain (explain_failed)."""
     first = result.steps[0] if result.steps else None
+    found = explained or {}  # --explain: (before, after) -> the step's `explain` object
     commits = {label: commit.as_json() for label, commit in (history or {}).items()}
     return _dump({
         **({"commits": commits, "order": list(commits), "skipped": dict(skipped or {}), "history": named}
@@ -115,7 +118,9 @@ def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: S
         "high": _number(first.high) if first and first.low > -1 else None,
         "verdict": first.verdict if first else None,
         "uncertain": "; ".join(result.notes) or None,
-        "steps": [{**_step(step), "share": _number(result.share(step), 3)} for step in result.steps],
+        "steps": [{**_step(step), "share": _number(result.share(step), 3),
+                   **({"explain": found[(step.before, step.after)]} if (step.before, step.after) in found else {})}
+                  for step in result.steps],
         "whole": _step(result.whole) if result.whole else None,
         "unsearched": [{"from": bracket.low, "to": bracket.high, "why": why,
                         **({"step": _step(bracket.step)} if bracket.step else {})}
@@ -123,4 +128,5 @@ def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: S
         "complete": result.complete,
         "sessions": [{"sides": session["sides"], "rounds": session["rounds"], "minutes": session["minutes"],
                       "steps": [_step(step) for step in session["steps"]]} for session in sessions],
+        **({"explain_failed": dict(explain_failed)} if explain_failed is not None else {}),  # --explain
     })
