@@ -367,3 +367,19 @@ def test_a_sweep_s_decided_step_is_explained_with_the_extra_call_its_top_mover(c
     header = next(i for i in range(at + 1, len(table)) if table[i].startswith("    function"))
     assert table[header + 1].startswith("    toylib/__init__.py:9(padded)")  # the top mover, first under the header
     assert "--explain: 1 steps profiled on both sides" in done.stderr
+
+
+@pytest.mark.slow
+def test_the_step_a_bisection_finds_is_explained_with_the_extra_call_its_top_mover(calling):
+    out = calling["root"] / "bisect.json"
+    done = run_serialbench("bisect", "toylib", "1.0", "2.0", "-b", "lib/toylib/float32/10K", "--cases",
+                           calling["cases"], "--rounds", "8", "--min-effect", "10", "--explain", "--json", out,
+                           env={**calling["env"], "PIP_FIND_LINKS": str(calling["root"])})
+    assert done.returncode == 0, done.stdout + done.stderr
+    [step] = json.loads(out.read_text())["steps"]
+    assert (step["from"], step["to"], step["verdict"]) == ("1.0", "2.0", "slower")
+    assert step["explain"]["top"][0]["function"] == "toylib/__init__.py:9(padded)"
+    lines = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("lib/toylib/float32/10K: changed at 2.0"))
+    assert lines[at + 1].startswith("    1.0 -> 2.0: where the time per op moved")
+    assert lines[at + 3].startswith("    toylib/__init__.py:9(padded)")
