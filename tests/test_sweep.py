@@ -374,6 +374,8 @@ def test_an_explained_step_hangs_under_its_benchmark_and_is_its_steps_explain_in
     from serialbench.measure.profiles import Function, Profile
     from serialbench.verdicts.explain import explain
     from serialbench.views.explain_table import record
+    from serialbench.views.sweep_table import sweep_grid
+    from serialbench.views.table import data as table_data
 
     before = Profile("s", 2e-3, (Function("tritonclient/utils.py", 10, "deserialize", 1.8e-3, 1.9e-3, 1.0),))
     after = Profile("s", 1e-3, (Function("tritonclient/utils.py", 12, "deserialize", 0.9e-3, 0.95e-3, 1.0),))
@@ -390,6 +392,8 @@ def test_an_explained_step_hangs_under_its_benchmark_and_is_its_steps_explain_in
     assert [(s["from"], s["to"]) for s in explained] == [("2.45.0", "2.46.0")] and data["explain_failed"] == {}
     assert explained[0]["explain"]["top"][0]["function"] == "tritonclient/utils.py:12(deserialize)"
     assert sweep_from_json(sweep_json(sweep), "sweep.json").explained == sweep.explained
+    grid = table_data(sweep_grid(sweep))  # the site's sweep page: the block under its row, as site.js draws it
+    assert ["block" in row for row in grid["rows"]] == [True, False]
     assert "explain_failed" not in json.loads(sweep_json(FULL))  # a sweep without --explain: as before
 
 
