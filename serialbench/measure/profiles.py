@@ -1,4 +1,4 @@
-"""Per-function profiles of one benchmark on one side, for compare --explain.
+"""Per-function profiles of one benchmark on one side, for --explain (compare, sweep, bisect).
 
 A profile is what one side spends per op in each function, in the profile's own unit: seconds under
 cProfile (inside/profile_worker.py, run in a fresh process of the side after the session), or

@@ -4,7 +4,8 @@ A pure function of each side's profile (measure/profiles.py: cProfile seconds, o
 counts) and each side's measured cost per op (the session's median, or the count): per function,
 its own and inclusive cost per op on BASE and HEAD, the change of its own cost, and whether it
 appeared or vanished. pprof's `-diff_base` is the model: two profiles, one table of what grew and
-shrank, in the profile's units.
+shrank, in the profile's units. BASE and HEAD are a comparison's sides, or a sweep's or a bisection's
+step's earlier and later side (`Pair`: what each command asks to explain, after its sessions decided).
 
 The shares add up to the verdict's change. Each side's profile is scaled to that side's measured
 cost per op (measured / the profile's own per-op cost: under cProfile, the op timed without the
