@@ -124,20 +124,12 @@ def run(args, out: Output) -> int:
 
 
 def explain_found(args, say, search: Bisection, result) -> tuple[dict, dict[str, str]]:
-    """--explain, after the search and while its sides exist: each faster or slower step found, profiled on
-    its two sides and diffed (verdicts/explain.py), scaled to their medians in the last session that timed
-    both; the `explain` objects by (before, after), and the steps it could not explain, each said in one line."""
-    from serialbench.verdicts.explain import decided_steps, explain_after_session
-    from serialbench.views import explain_table
+    """--explain, after the search and while its sides exist: each faster or slower step found, explained as a
+    sweep's steps are, scaled to its sides' medians in the last session that timed both; the `explain`
+    objects by (before, after), and the steps it could not explain, each said in one line."""
+    from serialbench.commands.sweep import explain_steps
 
     rows = [row for row in map(search.step_row, result.steps) if row is not None]
-    pairs = decided_steps(rows, search.sides)
-    found = explain_after_session(pairs, search.interrupted, say, "steps", "no step found is faster or slower")
-    if found is None:
-        return {}, {}
-    explanations, failing = found
-    not_explained = {f"{before} -> {after}": why for (_, before, after), why in failing.items()}
-    for line in explain_table.failures(not_explained):
-        say(line)
-    return {(before, after): explain_table.record(explanation, args.explain_top)
-            for (_, before, after), explanation in explanations.items()}, not_explained
+    sides = [side for side in search.sides.values() if side is not None]
+    explained, not_explained = explain_steps(args, say, rows, sides, search.interrupted)
+    return {(before, after): found for (_, before, after), found in explained.items()}, not_explained
