@@ -7,6 +7,7 @@ import json
 import shutil
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -178,13 +179,16 @@ def test_a_side_that_cannot_be_profiled_leaves_its_row_unexplained_in_one_line(m
     from serialbench.verdicts.vocabulary import Verdict
 
     refused = profiles.failed("s", "this side cannot be profiled: its serialbench has no worker API")
-    monkeypatch.setattr(profiles, "profile_pairs", lambda sides, names, workers: [(BASE, refused)] * len(names))
+    monkeypatch.setattr(profiles, "profile_each", lambda jobs, workers: {
+        (side.label, name): BASE if side.label == "BASE" else refused for side, name in jobs})
     verdict = Verdict(change=0.5, low=0.4, high=0.6, level=0.975, detectable=0.05, word="slower", rounds=8,
                       p_value=0.001)
     unchanged = Verdict(change=0.0, low=-0.01, high=0.01, level=0.975, detectable=0.05, word="no change", rounds=8,
                         p_value=0.001)
     rows = [Compared("a/b/float32/1K", 1e-6, 1.5e-6, verdict), Compared("a/c/float32/1K", 1e-6, 1e-6, unchanged)]
-    found, not_explained = explaining.explain_timed(rows, (None, None), 1)
+    sides = (SimpleNamespace(label="BASE"), SimpleNamespace(label="HEAD"))
+    pairs = [explaining.Pair(row.name, row.name, sides, (row.base, row.head)) for row in explaining.decided(rows)]
+    found, not_explained = explaining.explain_pairs(pairs, 1)
     assert found == {}
     assert not_explained == {"a/b/float32/1K": "HEAD could not be profiled: this side cannot be profiled: its "
                                                "serialbench has no worker API"}
@@ -340,3 +344,42 @@ def test_the_same_two_sides_profiled_twice_give_the_same_top_three_in_the_same_o
         found = explain(name, before, after, before.per_op, after.per_op)
         tops.append([moved.label for moved in found.top(3)])
     assert tops[0] == tops[1] == ["cases/movers.py:5(most)", "cases/movers.py:10(some)", "cases/movers.py:15(few)"]
+
+
+@pytest.mark.slow
+def test_a_sweep_s_decided_step_is_explained_with_the_extra_call_its_top_mover(calling):
+    out = calling["root"] / "sweep.json"
+    done = run_serialbench("sweep", calling["v1"], calling["v2"], "--cases", calling["cases"], "-b", "lib/*",
+                           "--tier", "10K", "--rounds", "8", "--min-effect", "10", "--explain", "--explain-top", "2",
+                           "--json", out, env=calling["env"])
+    (calling["root"] / "sweep").mkdir()
+    for path in written_results(done.stderr):  # the side files, out of the work tree
+        shutil.move(path, calling["root"] / "sweep")
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {row["name"]: row for row in json.loads(out.read_text())["benchmarks"]}
+    [step] = rows["lib/toylib/float32/10K"]["steps"]
+    assert step["verdict"] == "slower" and "explain" not in rows["lib/plain/float32/10K"]["steps"][0]
+    assert step["explain"]["top"][0]["function"] == "toylib/__init__.py:9(padded)"
+    assert step["explain"]["top"][0]["mark"] == "new"
+    table = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(table) if line.startswith("lib/toylib/float32/10K"))
+    assert table[at + 1].startswith(f"    {step['from']} -> {step['to']}: where the time per op moved")
+    header = next(i for i in range(at + 1, len(table)) if table[i].startswith("    function"))
+    assert table[header + 1].startswith("    toylib/__init__.py:9(padded)")  # the top mover, first under the header
+    assert "--explain: 1 steps profiled on both sides" in done.stderr
+
+
+@pytest.mark.slow
+def test_the_step_a_bisection_finds_is_explained_with_the_extra_call_its_top_mover(calling):
+    out = calling["root"] / "bisect.json"
+    done = run_serialbench("bisect", "toylib", "1.0", "2.0", "-b", "lib/toylib/float32/10K", "--cases",
+                           calling["cases"], "--rounds", "8", "--min-effect", "10", "--explain", "--json", out,
+                           env={**calling["env"], "PIP_FIND_LINKS": str(calling["root"])})
+    assert done.returncode == 0, done.stdout + done.stderr
+    [step] = json.loads(out.read_text())["steps"]
+    assert (step["from"], step["to"], step["verdict"]) == ("1.0", "2.0", "slower")
+    assert step["explain"]["top"][0]["function"] == "toylib/__init__.py:9(padded)"
+    lines = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("lib/toylib/float32/10K: changed at 2.0"))
+    assert lines[at + 1].startswith("    1.0 -> 2.0: where the time per op moved")
+    assert lines[at + 3].startswith("    toylib/__init__.py:9(padded)")

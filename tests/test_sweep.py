@@ -366,3 +366,60 @@ def test_an_interpreter_whose_environment_took_another_version_says_it_in_its_co
     back = sweep_from_json(sweep_json(sweep), "sweep.json")
     assert back.libraries == sweep.libraries and format_sweep(back) == table
     assert "libraries" not in json.loads(sweep_json(judged(against_anchor=False)[1]))
+
+
+# --- sweep --explain, on hand-built data (the toy's sweep explained: tests/test_explain.py) ---------------------
+
+def test_an_explained_step_hangs_under_its_benchmark_and_is_its_steps_explain_in_json_and_back():
+    from serialbench.measure.profiles import Function, Profile
+    from serialbench.verdicts.explain import explain
+    from serialbench.views.explain_table import record
+    from serialbench.views.sweep_table import sweep_grid
+    from serialbench.views.table import data as table_data
+
+    before = Profile("s", 2e-3, (Function("tritonclient/utils.py", 10, "deserialize", 1.8e-3, 1.9e-3, 1.0),))
+    after = Profile("s", 1e-3, (Function("tritonclient/utils.py", 12, "deserialize", 0.9e-3, 0.95e-3, 1.0),))
+    name = ROWS[0].name
+    found = record(explain(name, before, after, ROWS[0].median("2.45.0"), ROWS[0].median("2.46.0")), 3)
+    sweep = replace(FULL, explained={(name, "2.45.0", "2.46.0"): found}, explain_failed={})
+    lines = format_sweep(sweep).splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(name))
+    assert lines[at + 1].startswith("    2.45.0 -> 2.46.0: where the time per op moved")
+    assert "tritonclient/utils.py:12(deserialize)" in "\n".join(lines[at + 1:at + 5])
+    assert lines[next(i for i, line in enumerate(lines) if "measured" in line) + 1].startswith("    cProfile of")
+    data = json.loads(sweep_json(sweep))
+    explained = [s for b in data["benchmarks"] for s in b["steps"] if "explain" in s]
+    assert [(s["from"], s["to"]) for s in explained] == [("2.45.0", "2.46.0")] and data["explain_failed"] == {}
+    assert explained[0]["explain"]["top"][0]["function"] == "tritonclient/utils.py:12(deserialize)"
+    assert sweep_from_json(sweep_json(sweep), "sweep.json").explained == sweep.explained
+    grid = table_data(sweep_grid(sweep))  # the site's sweep page: the block under its row, as site.js draws it
+    assert ["block" in row for row in grid["rows"]] == [True, False]
+    assert "explain_failed" not in json.loads(sweep_json(FULL))  # a sweep without --explain: as before
+
+
+def test_explain_with_no_decided_step_says_so_in_one_line_and_a_step_it_cannot_profile_in_one_line(monkeypatch):
+    from types import SimpleNamespace
+
+    from serialbench.commands.sweep import explain_steps
+    from serialbench.measure import profiles
+
+    said = []
+    args = SimpleNamespace(explain_top=5)
+    steady = [row for row in ROWS if not any(s.changed for s in row.steps)]
+    assert explain_steps(args, said.append, steady, [], False) == ({}, {})
+    assert said == ["--explain: no step is faster or slower; nothing to explain"]
+    refused = profiles.failed("s", "its serialbench has no worker API")
+    monkeypatch.setattr(profiles, "profile_each", lambda jobs, workers: {(side.label, n): refused for side, n in jobs})
+    said.clear()
+    found, failed = explain_steps(args, said.append, ROWS, [SimpleNamespace(label=side) for side in SIDES], False)
+    why = "2.45.0 could not be profiled: its serialbench has no worker API"
+    assert found == {} and failed == {f"{ROWS[0].name} (2.45.0 -> 2.46.0)": why}
+    assert said[-1] == f"--explain: {ROWS[0].name} (2.45.0 -> 2.46.0): {why}"
+
+
+@pytest.mark.parametrize("extra", [["--explain-top", "0", "toylib==1.0", "toylib==2.0"], ["--merge", "part.json"]])
+def test_sweep_explain_s_bad_input_is_one_line(extra):
+    from tests.helpers import assert_one_line_usage_error, in_process
+
+    line = assert_one_line_usage_error(in_process("sweep", "--explain", *extra))
+    assert "--explain" in line

@@ -68,11 +68,13 @@ def arguments(cli: Parser) -> None:
                                "not searched when it runs out is named", budget=False)
     cli.add_argument("--max-sessions", type=int, metavar="N",
                      help="at most N sessions (retries included); what is not searched then is named")
+    options.add_explain_arguments(cli, "step found")
     cli.add_json("the steps and every session")
 
 
 def run(args, out: Output) -> int:
     settings_from(args)  # bad session options fail now, not after the first install
+    options.check_explain_top(args)
     if args.max_sessions is not None and args.max_sessions < 1:
         raise UsageError(f"--max-sessions {args.max_sessions}: give at least 1")
     benchmark = one_benchmark(args.case_dirs, args.benchmark, args.payloads)
@@ -108,13 +110,26 @@ def run(args, out: Output) -> int:
         search = Bisection(versions, benchmark, side_of, time_session, settings, min_effect, args.direction,
                            args.max_sessions, args.max_time, show, out.say)
         result = search.run()
+        explained, not_explained = explain_found(args, out.say, search, result) if args.explain else ({}, None)
     minutes = (time.monotonic() - search.started) / 60
     took = f"{len(search.sessions)} sessions in {minutes:.1f} min"
-    for line in answer_lines(benchmark, result, good, bad, args.direction, took, history, search.skipped):
+    for line in answer_lines(benchmark, result, good, bad, args.direction, took, history, search.skipped, explained):
         out.print(line)
     named = commits.range_name(found[0].place.spec(f"{args.good}..{args.bad}")) if history else ""
     out.write("json", lambda: bisect_json(benchmark, good, bad, result, search.sessions, history, search.skipped,
-                                          named))
+                                          named, explained, not_explained))
     if search.interrupted:
         return 130
     return 0 if result.complete else 1
+
+
+def explain_found(args, say, search: Bisection, result) -> tuple[dict, dict[str, str]]:
+    """--explain, after the search and while its sides exist: each faster or slower step found, explained as a
+    sweep's steps are, scaled to its sides' medians in the last session that timed both; the `explain`
+    objects by (before, after), and the steps it could not explain, each said in one line."""
+    from serialbench.commands.sweep import explain_steps
+
+    rows = [row for row in map(search.step_row, result.steps) if row is not None]
+    sides = [side for side in search.sides.values() if side is not None]
+    explained, not_explained = explain_steps(args, say, rows, sides, search.interrupted)
+    return {(before, after): found for (_, before, after), found in explained.items()}, not_explained

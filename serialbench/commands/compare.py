@@ -44,7 +44,6 @@ COUNTS = {"instructions": "count instructions per op under valgrind's callgrind 
           "cycles": "estimated cycles per op: callgrind with its cache simulation (about twice as slow as "
                     "--instructions)",
           "memory": "bytes and allocations per op (B/op, allocs/op; memray, native allocations included)"}
-EXPLAIN_TOP = 5
 
 
 @contextlib.contextmanager
@@ -97,12 +96,7 @@ def arguments(cli: Parser) -> None:
     cli.add_argument("--fail-on", choices=("slower", "changed"),
                      help="exit with status 1 when a benchmark is slower (or, with 'changed', slower or faster); "
                           "with a count, when it counts more (or differs)")
-    cli.add_argument("--explain", action="store_true",
-                     help="after the verdicts, profile each faster or slower benchmark on both sides (cProfile; "
-                          "with --instructions or --cycles, callgrind's per-function counts) and show the functions "
-                          "whose cost per op moved most")
-    cli.add_argument("--explain-top", type=int, default=EXPLAIN_TOP, metavar="K",
-                     help=f"functions to show under each explained benchmark (default {EXPLAIN_TOP})")
+    options.add_explain_arguments(cli, "benchmark", counts=True)
     cli.add_markdown("the table (e.g. for a pull request)")
     cli.add_json("the verdicts (keys: base, head, benchmarks, gate)")
 
@@ -185,8 +179,7 @@ def run(args, out: Output) -> int:
 
 
 def check_explain(args, mode: str | None) -> None:
-    if args.explain_top < 1:
-        raise UsageError(f"--explain-top {args.explain_top}: give 1 or more functions")
+    options.check_explain_top(args)
     if args.explain and mode == "memory":
         raise UsageError("--explain explains a timed comparison or --instructions/--cycles; --memory counts "
                          "allocations, which have no per-function profile here")
@@ -197,22 +190,11 @@ def explain_session(args, out: Output, rows, session, sides: tuple[Side, Side]):
     diffed (verdicts/explain.py); (explanations, {name: why not}), or None."""
     if not args.explain:
         return None
-    if session.interrupted:
-        out.say("--explain: the session was interrupted; nothing explained")
-        return None
-    import os
-    import time
+    from serialbench.verdicts.explain import Pair, decided, explain_after_session
 
-    from serialbench.verdicts.explain import decided, explain_timed
-
-    chosen = decided(rows)
-    if not chosen:
-        out.say("--explain: no benchmark is faster or slower; nothing to explain")
-        return None
-    started = time.monotonic()
-    found = explain_timed(chosen, sides, os.cpu_count() or 1)
-    out.say(f"--explain: {len(chosen)} benchmarks profiled on both sides in {time.monotonic() - started:.1f} s")
-    return found
+    pairs = [Pair(row.name, row.name, sides, (row.base, row.head)) for row in decided(rows)]
+    return explain_after_session(pairs, session.interrupted, out.say, "benchmarks",
+                                 "no benchmark is faster or slower")
 
 
 def explain_hang(args, out: Output, explained) -> tuple[Callable, dict]:

@@ -124,6 +124,25 @@ def add_index_arguments(cli) -> None:
                      help="also look for releases in DIR (a directory of wheels or sdists; repeatable)")
 
 
+EXPLAIN_TOP = 5
+
+
+def add_explain_arguments(cli, what: str, counts: bool = False) -> None:
+    """--explain (after the verdicts, profile each decided `what` on its two sides and diff them) and
+    --explain-top; `counts`: the command also counts (--instructions, --cycles), explained from callgrind."""
+    counted = "; with --instructions or --cycles, callgrind's per-function counts" if counts else ""
+    cli.add_argument("--explain", action="store_true",
+                     help=f"after the verdicts, profile each faster or slower {what} on both sides (cProfile"
+                          f"{counted}) and show the functions whose cost per op moved most")
+    cli.add_argument("--explain-top", type=int, default=EXPLAIN_TOP, metavar="K",
+                     help=f"functions to show under each explained {what} (default {EXPLAIN_TOP})")
+
+
+def check_explain_top(args) -> None:
+    if args.explain_top < 1:
+        raise UsageError(f"--explain-top {args.explain_top}: give 1 or more functions")
+
+
 def add_min_effect(cli) -> None:
     from serialbench.core import stats
 

@@ -73,6 +73,7 @@ def arguments(cli: Parser) -> None:
     add_index_arguments(cli)
     add_filter_arguments(cli)
     add_session_arguments(cli)
+    options.add_explain_arguments(cli, "step")
     cli.add_json("the table (keys: sides, benchmarks)")
     cli.add_markdown("the table")
     cli.add_output("--plot", metavar="FILE.png", help="also plot each benchmark's time against release (a new file)")
@@ -82,7 +83,11 @@ def run(args, out: Output) -> int:
     say = out.say
     if args.plot:
         options.require_extra("--plot", "matplotlib", "plot")
+    options.check_explain_top(args)
     if args.merge:
+        if args.explain:
+            raise UsageError("--explain profiles the sides of a sweep it times; --merge times nothing (a part's "
+                             "explained steps are in its --json file already)")
         if args.specs or args.shard:
             raise UsageError("--merge joins finished parts: give it the parts' --json files and no SPEC or --shard")
         parts = [sweep_from_json(read(path), path) for path in args.merge]
@@ -135,9 +140,11 @@ def run(args, out: Output) -> int:
             if session.interrupted:
                 interrupted = True
                 break
+        order = {name: index for index, name in enumerate(n for item in usable for n in item.listed)}
+        rows = sorted(sweep_rows(parts, min_effect), key=lambda row: order.get(row.name, len(order)))
+        explained, not_explained = (explain_steps(args, say, rows, [item.side for item in usable], interrupted)
+                                    if args.explain else ({}, None))
     columns = [item.side.label for item in usable]
-    order = {name: index for index, name in enumerate(n for item in usable for n in item.listed)}
-    rows = sorted(sweep_rows(parts, min_effect), key=lambda row: order.get(row.name, len(order)))
     sweep = Sweep(columns, rows, min_effect, machines([(session, judges.labels) for session, judges in parts]),
                   all_labels, [c for c in own if c in columns], shard,
                   left_out, selections=[step for _, judges in parts for step in judges.selections()], files=files,
@@ -146,7 +153,8 @@ def run(args, out: Output) -> int:
                   # interpreters' environments may hold other versions than pinned (the closest one that has a
                   # release for it): each column says what its side ran, as compare's header does
                   libraries={item.side.label: ", ".join(item.side.ran) for item in usable
-                             if plan.noun == "interpreter" and item.side.ran})
+                             if plan.noun == "interpreter" and item.side.ran},
+                  explained=explained, explain_failed=not_explained)
     failed = {name: why for session, _ in parts for name, why in session.failed.items()}
     rounds = max((session.rounds for session, _ in parts), default=0)
     budgeted = {name: ended for session, _ in parts for name, ended in session.budget_rounds.items()}
@@ -161,6 +169,25 @@ def run(args, out: Output) -> int:
         say("interrupted: the table is of the rounds taken; exit status 130")
         return 130
     return status
+
+
+def explain_steps(args, say, rows, sides, interrupted: bool) -> tuple[dict, dict[str, str]]:
+    """--explain, after every session has decided and while the sides exist: each decided step profiled on
+    its two sides and diffed (verdicts/explain.py); the `explain` objects by (benchmark, before, after), and
+    the steps it could not explain, each said in one line."""
+    from serialbench.verdicts.explain import decided_steps, explain_after_session
+    from serialbench.views import explain_table
+
+    pairs = decided_steps(rows, {side.label: side for side in sides})
+    found = explain_after_session(pairs, interrupted, say, "steps", "no step is faster or slower")
+    if found is None:
+        return {}, {}
+    explanations, failing = found
+    not_explained = {f"{name} ({before} -> {after})": why for (name, before, after), why in failing.items()}
+    for line in explain_table.failures(not_explained):
+        say(line)
+    return {key: explain_table.record(explanation, args.explain_top) for key, explanation in explanations.items()}, \
+        not_explained
 
 
 def read(path: str) -> str:

@@ -1,4 +1,4 @@
-"""Per-function profiles of one benchmark on one side, for compare --explain.
+"""Per-function profiles of one benchmark on one side, for --explain (compare, sweep, bisect).
 
 A profile is what one side spends per op in each function, in the profile's own unit: seconds under
 cProfile (inside/profile_worker.py, run in a fresh process of the side after the session), or
@@ -77,7 +77,14 @@ def profile_side(side: Side, name: str, seconds: float = SECONDS) -> Profile:
 
 def profile_pairs(sides: Sequence[Side], names: Sequence[str], workers: int) -> list[tuple[Profile, ...]]:
     """Per benchmark, its profile on each side: one process a side and benchmark, `workers` at once."""
-    jobs = [(side, name) for name in names for side in sides]
+    found = profile_each([(side, name) for name in names for side in sides], workers)
+    return [tuple(found[(side.label, name)] for side in sides) for name in names]
+
+
+def profile_each(jobs: Sequence[tuple[Side, str]], workers: int) -> dict[tuple[str, str], Profile]:
+    """Each (side, benchmark) profiled once, by (side's label, benchmark): a sweep's side that is the
+    later side of one step and the earlier of the next is profiled once for both."""
+    unique = list({(side.label, name): (side, name) for side, name in jobs}.values())
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
-        found = list(pool.map(lambda job: profile_side(*job), jobs))
-    return [tuple(found[i * len(sides):(i + 1) * len(sides)]) for i in range(len(names))]
+        found = list(pool.map(lambda job: profile_side(*job), unique))
+    return {(side.label, name): profile for (side, name), profile in zip(unique, found)}

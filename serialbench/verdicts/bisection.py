@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from serialbench.core.errors import UsageError
 from serialbench.core.formatting import format_interval
 from serialbench.verdicts import vocabulary
-from serialbench.verdicts.steps import Step, StepJudges, sweep_rows
+from serialbench.verdicts.steps import Step, StepJudges, SweepRow, sweep_rows
 
 RETRIES = 2  # a too-noisy session is taken again with 2x, then 4x the rounds
 SWEEP_AT = 4  # a bracket of at most this many releases, its ends included, is timed whole
@@ -199,6 +199,7 @@ class Bisection:
         self.sides: dict[str, object | None] = {}  # version -> its side, None when it cannot run the benchmark
         self.skipped: dict[str, str] = {}  # version -> why it cannot run the benchmark
         self.sessions: list[dict] = []
+        self.rows: list[SweepRow] = []  # each session's row of the benchmark, for the medians of its sides
         self.interrupted = False
         self.started = time.monotonic()
         self.max_sessions = max_sessions
@@ -236,6 +237,7 @@ class Bisection:
             if not rows:
                 why = session.failed.get(self.benchmark, "no rounds")
                 raise UsageError(f"the session of {', '.join(versions)} failed: {why}")
+            self.rows.append(rows[0])
             steps = list(rows[0].steps) + ([rows[0].from_anchor[-1]] if len(versions) > 2 else [])
             record = {"sides": versions, "rounds": session.rounds, "minutes": round(session.seconds / 60, 2),
                       "steps": steps}
@@ -248,6 +250,15 @@ class Bisection:
             if attempt < RETRIES:
                 self.say(f"too noisy to tell: the session again with {2 ** (attempt + 1)}x the rounds")
         return steps
+
+    def step_row(self, step: Step) -> SweepRow | None:
+        """A step found as a row of its two sides alone, their medians from the last session that timed both
+        (bisect --explain scales each side's profile to them)."""
+        for row in reversed(self.rows):
+            if step.before in row.sides and step.after in row.sides:
+                return SweepRow(row.name, (step.before, step.after), (row.median(step.before), row.median(step.after)),
+                                (step,), ())
+        return None
 
     def run(self) -> Result:
         for end in (self.versions[0], self.versions[-1]):

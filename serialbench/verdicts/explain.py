@@ -4,7 +4,8 @@ A pure function of each side's profile (measure/profiles.py: cProfile seconds, o
 counts) and each side's measured cost per op (the session's median, or the count): per function,
 its own and inclusive cost per op on BASE and HEAD, the change of its own cost, and whether it
 appeared or vanished. pprof's `-diff_base` is the model: two profiles, one table of what grew and
-shrank, in the profile's units.
+shrank, in the profile's units. BASE and HEAD are a comparison's sides, or a sweep's or a bisection's
+step's earlier and later side (`Pair`: what each command asks to explain, after its sessions decided).
 
 The shares add up to the verdict's change. Each side's profile is scaled to that side's measured
 cost per op (measured / the profile's own per-op cost: under cProfile, the op timed without the
@@ -22,8 +23,10 @@ between two releases is the same function.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from serialbench.measure.profiles import Function, Profile
@@ -140,20 +143,57 @@ def decided(rows: Sequence) -> list:
     return [row for row in rows if row.verdict.word in (vocabulary.FASTER, vocabulary.SLOWER)]
 
 
-def explain_timed(rows: Sequence, sides: tuple, workers: int) -> tuple[dict[str, Explanation], dict[str, str]]:
-    """Each decided timed row (verdicts/paired.Compared) explained from a cProfile of each side, made
-    now, in fresh processes of the sides; and {name: why} of those that a side could not profile."""
-    from serialbench.measure.profiles import profile_pairs
+@dataclass(frozen=True)
+class Pair:
+    """A decided change to explain: one benchmark between two sides (sides/sides.Side, before and after),
+    each side's measured cost per op, and the key its caller finds the explanation by."""
 
-    chosen = decided(rows)
+    key: Hashable
+    name: str
+    sides: tuple
+    measured: tuple[float, float]
+
+
+def explain_pairs(pairs: Sequence[Pair], workers: int) -> tuple[dict, dict[Hashable, str]]:
+    """Each pair explained from a cProfile of each of its sides, made now, in fresh processes of the
+    sides (a side and benchmark once, however many pairs share it); ({key: Explanation}, {key: why})
+    for those that a side could not profile."""
+    from serialbench.measure.profiles import profile_each
+
+    profiles = profile_each([(side, pair.name) for pair in pairs for side in pair.sides], workers)
     found, not_explained = {}, {}
-    for row, (before, after) in zip(chosen, profile_pairs(sides, [row.name for row in chosen], workers)):
-        if before.error or after.error:
-            label, error = ("BASE", before.error) if before.error else ("HEAD", after.error)
-            not_explained[row.name] = f"{label} could not be profiled: {error}"
+    for pair in pairs:
+        before, after = (profiles[(side.label, pair.name)] for side in pair.sides)
+        failing = [(side.label, profile.error) for side, profile in zip(pair.sides, (before, after)) if profile.error]
+        if failing:
+            not_explained[pair.key] = "{} could not be profiled: {}".format(*failing[0])
         else:
-            found[row.name] = explain(row.name, before, after, row.base, row.head)
+            found[pair.key] = explain(pair.name, before, after, *pair.measured)
     return found, not_explained
+
+
+def decided_steps(rows: Sequence, sides: Mapping) -> list[Pair]:
+    """A sweep's decided steps (verdicts/steps.SweepRow's faster or slower ones), each the pair of its two
+    sides (`sides`: by label) with their medians, keyed (benchmark, before, after)."""
+    return [Pair((row.name, step.before, step.after), row.name, (sides[step.before], sides[step.after]),
+                 (row.median(step.before), row.median(step.after)))
+            for row in rows for step in row.steps if step.changed]
+
+
+def explain_after_session(pairs: Sequence[Pair], interrupted: bool, say: Callable[[str], None], what: str,
+                          nothing: str) -> tuple[dict, dict] | None:
+    """--explain after a session has decided (never while it times): the decided `pairs` explained, how long
+    that took said; None, said in one line, when the session was interrupted or nothing was decided."""
+    if interrupted:
+        say("--explain: the session was interrupted; nothing explained")
+        return None
+    if not pairs:
+        say(f"--explain: {nothing}; nothing to explain")
+        return None
+    started = time.monotonic()
+    found = explain_pairs(pairs, os.cpu_count() or 1)
+    say(f"--explain: {len(pairs)} {what} profiled on both sides in {time.monotonic() - started:.1f} s")
+    return found
 
 
 def explain_counted(rows: Sequence) -> dict[str, Explanation]:

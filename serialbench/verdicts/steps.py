@@ -89,6 +89,11 @@ class Sweep:
     # side -> the library versions it ran, where the sides' differ (a sweep of interpreters: an environment
     # that took the closest release an interpreter has instead of the pinned one), for its column's header
     libraries: dict[str, str] = field(default_factory=dict)
+    # --explain: each explained step's `explain` object (views/explain_table.record) by (benchmark, before,
+    # after); and the decided steps it could not explain, '{benchmark} ({before} -> {after})' -> why (None:
+    # not asked)
+    explained: dict[tuple[str, str, str], dict] = field(default_factory=dict)
+    explain_failed: dict[str, str] | None = None
 
     @property
     def anchor(self) -> str:
@@ -225,6 +230,7 @@ def merge(parts: Sequence[Sweep]) -> Sweep:
         if len(sides) > 1:
             rows.append(SweepRow(name, tuple(sides), tuple(medians), tuple(steps), tuple(anchored)))
     machines = {side: owner[side].machines.get(side, {}) for side in columns}
+    kept = {(row.name, step.before, step.after) for row in rows for step in row.steps}
     left_out = {k: v for part in parts for k, v in part.left_out.items()}
     # a step's selection row from the part that owns the step's later side (it timed both sides)
     selections = [step for part in parts for step in part.selections if owner.get(step.after) is part]
@@ -233,7 +239,9 @@ def merge(parts: Sequence[Sweep]) -> Sweep:
                  files=list(dict.fromkeys(name for part in parts for name in part.files)),
                  commits={k: v for part in parts for k, v in part.commits.items()}, history=first.history,
                  against_anchor=first.against_anchor, noun=first.noun,
-                 libraries={k: v for part in parts for k, v in part.libraries.items() if k in columns})
+                 libraries={k: v for part in parts for k, v in part.libraries.items() if k in columns},
+                 explained={key: found for part in parts for key, found in part.explained.items()
+                            if key in kept})
 
 
 def machine_notes(machines: dict[str, dict]) -> list[str]:
@@ -266,7 +274,10 @@ def sweep_from_json(text: str, path: str) -> Sweep:
                                          names=tuple(s.get("names", ()))) for s in data.get("selection", [])],
                      files=[str(name) for name in data.get("files", [])], commits=dict(data.get("commits") or {}),
                      history=str(data.get("history") or ""), against_anchor=data.get("steps_judged") == ANCHORED,
-                     noun=str(data.get("side_noun") or "release"), libraries=dict(data.get("libraries") or {}))
+                     noun=str(data.get("side_noun") or "release"), libraries=dict(data.get("libraries") or {}),
+                     explained={(bench["name"], step["from"], step["to"]): step["explain"]
+                                for bench in data["benchmarks"] for step in bench["steps"] if "explain" in step},
+                     explain_failed=data.get("explain_failed"))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{path} is not a sweep's --json file ({type(exc).__name__}: {exc}); give the files "
                          "that 'sweep --json FILE' wrote") from None

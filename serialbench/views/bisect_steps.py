@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from serialbench.core.formatting import format_interval
 from serialbench.verdicts.bisection import Result
 from serialbench.verdicts.steps import Step
+from serialbench.views.explain_table import block_table
+from serialbench.views.table import text
 
 if TYPE_CHECKING:
     from serialbench.sides.commits import Commit
@@ -36,14 +38,18 @@ def share_text(result: Result, step: Step) -> str:
 
 
 def answer_lines(benchmark: str, result: Result, good: str, bad: str, direction: str, took: str,
-                 history: Mapping[str, Commit] | None = None, skipped: Mapping[str, str] | None = None) -> list[str]:
+                 history: Mapping[str, Commit] | None = None, skipped: Mapping[str, str] | None = None,
+                 explained: Mapping[tuple[str, str], dict] | None = None) -> list[str]:
     """The answer; over commits (history: label -> commit), each step's commit is named under it, with
-    its date, subject and files, and every commit skipped is named with why."""
-    history, skipped = history or {}, skipped or {}
+    its date, subject and files, and every commit skipped is named with why; with --explain (explained:
+    (before, after) -> its `explain` object), each explained step's block under it."""
+    history, skipped, explained = history or {}, skipped or {}, explained or {}
 
     def named(step: Step) -> list[str]:
         commit = history.get(step.after)
-        return [f"  commit {commit_text(commit)}"] if commit else []
+        found = explained.get((step.before, step.after))
+        block = text(block_table(found, f"{step.before} -> {step.after}"), indent="    ") if found else []
+        return [*([f"  commit {commit_text(commit)}"] if commit else []), *block]
 
     lines = []
     steps = result.steps

@@ -1,11 +1,13 @@
-"""compare --explain's blocks: under each decided row, the functions whose cost per op moved most.
+"""--explain's blocks: under each decided row (or step), the functions whose cost per op moved most.
 
 A row's explanation is one table of the table model (views/table.py), which text, Markdown and JSON
 render: the top K functions by the size of their change, then the other functions' change together,
 the unexplained change, and the measured one, so that the block adds up to the verdict's change as
 the data does (verdicts/explain.py). It hangs under its row of the verdict table (`Row.block`): the
 terminal indents it under the row, Markdown gives it as a table after the verdicts', the JSON as the
-row's `block` beside its `explain` object, the site in a row of its own under the row.
+row's `block` beside its `explain` object, the site in a row of its own under the row. A sweep's
+explained steps hang under their benchmark's row of its grid (views/sweep_table.py), a bisection's under
+the step's line (views/bisect_steps.py); their JSON has the `explain` object in the step.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from serialbench.core.formatting import format_change, format_interval, format_machine, format_time
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.steps import Step, Sweep, SweepRow
+from serialbench.views.explain_table import grid_block
 from serialbench.views.table import Cell, Column, Row, Table, markdown, text
 from serialbench.views.verdict_table import FOOTNOTE_WIDTH
 
@@ -43,8 +44,17 @@ def sweep_grid(sweep: Sweep) -> Table:
                                       *([f"[{letters[side]}]"] if letters else [])])) for side in sweep.sides],
                   corner="benchmark", code=True)
     for row in sweep.rows:
-        table.rows.append(Row(row.name, [Cell([_cell(row, side, sweep.anchor)]) for side in sweep.sides]))
+        table.rows.append(Row(row.name, [Cell([_cell(row, side, sweep.anchor)]) for side in sweep.sides],
+                              block=explained_block(sweep, row)))
     return table
+
+
+def explained_block(sweep: Sweep, row: SweepRow) -> Table | None:
+    """Under a benchmark's row, with --explain: each of its explained steps' blocks, headed by the step
+    ('2.45.0 -> 2.46.0'); BASE is the step's earlier side, HEAD its later one."""
+    found = {f"{step.before} -> {step.after}": sweep.explained[key] for step in row.steps
+             if (key := (row.name, step.before, step.after)) in sweep.explained}
+    return grid_block(found) if found else None
 
 
 def _cell(row: SweepRow, side: str, anchor: str) -> str:

@@ -71,7 +71,7 @@ def sweep_json(sweep: Sweep) -> str:
     return _dump({
         "sides": sweep.sides,
         "benchmarks": [{"name": row.name, "medians": [_number(row.median(side)) for side in sweep.sides],
-                        "steps": [_step(step) for step in row.steps],
+                        "steps": [{**_step(step), **_explained(sweep, row.name, step)} for step in row.steps],
                         "from_anchor": [_step(step) for step in row.from_anchor]} for row in sweep.rows],
         "anchor": sweep.anchor, "min_effect": sweep.min_effect, "machines": sweep.machines,
         "releases": sweep.releases, "own": sweep.own,
@@ -85,17 +85,27 @@ def sweep_json(sweep: Sweep) -> str:
         **({"steps_judged": ANCHORED} if sweep.against_anchor else {}),
         **({"side_noun": sweep.noun} if sweep.noun != "release" else {}),
         **({"libraries": sweep.libraries} if sweep.libraries else {}),  # side -> its versions, where they differ
+        **({"explain_failed": sweep.explain_failed} if sweep.explain_failed is not None else {}),  # --explain
     })
+
+
+def _explained(sweep: Sweep, name: str, step: Step) -> dict:
+    """A step's `explain` object (views/explain_table.record), where --explain explained it."""
+    found = sweep.explained.get((name, step.before, step.after))
+    return {"explain": found} if found else {}
 
 
 def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: Sequence[dict],
                 history: Mapping[str, Commit] | None = None, skipped: Mapping[str, str] | None = None,
-                named: str = "") -> str:
+                named: str = "", explained: Mapping[tuple[str, str], dict] | None = None,
+                explain_failed: Mapping[str, str] | None = None) -> str:
     """The steps found (each with its share of the whole change), the whole change, what was left
     unsearched and why, and every session. changed_at ... verdict: the first step, as before bisect
     found several; uncertain: the notes, joined. Over commits (--repo): each commit of the range
-    (commits, in order), those skipped and why, and the range (history)."""
+    (commits, in order), those skipped and why, and the range (history). With --explain: each explained
+    step's `explain` object, and the steps it could not explain (explain_failed)."""
     first = result.steps[0] if result.steps else None
+    found = explained or {}  # --explain: (before, after) -> the step's `explain` object
     commits = {label: commit.as_json() for label, commit in (history or {}).items()}
     return _dump({
         **({"commits": commits, "order": list(commits), "skipped": dict(skipped or {}), "history": named}
@@ -108,7 +118,9 @@ def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: S
         "high": _number(first.high) if first and first.low > -1 else None,
         "verdict": first.verdict if first else None,
         "uncertain": "; ".join(result.notes) or None,
-        "steps": [{**_step(step), "share": _number(result.share(step), 3)} for step in result.steps],
+        "steps": [{**_step(step), "share": _number(result.share(step), 3),
+                   **({"explain": found[(step.before, step.after)]} if (step.before, step.after) in found else {})}
+                  for step in result.steps],
         "whole": _step(result.whole) if result.whole else None,
         "unsearched": [{"from": bracket.low, "to": bracket.high, "why": why,
                         **({"step": _step(bracket.step)} if bracket.step else {})}
@@ -116,4 +128,5 @@ def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: S
         "complete": result.complete,
         "sessions": [{"sides": session["sides"], "rounds": session["rounds"], "minutes": session["minutes"],
                       "steps": [_step(step) for step in session["steps"]]} for session in sessions],
+        **({"explain_failed": dict(explain_failed)} if explain_failed is not None else {}),  # --explain
     })
