@@ -72,6 +72,7 @@ def test_an_interpreter_older_than_the_lowest_is_one_line_naming_it(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.source_tree  # the side is the repository's own tree: its serialbench/ is the side's code
 def test_a_side_whose_interpreter_lacks_numpy_names_it_and_the_command_that_installs_it(tmp_path):
     from importlib import metadata
 
