@@ -4,6 +4,8 @@ user's, not a side's, and is said before any overlay is installed."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
 
 from serialbench.core.errors import UsageError
 
@@ -13,22 +15,51 @@ def check_selection(case_dirs: Sequence[str], patterns: Sequence[str], tiers: st
     """The user's selection, checked once before any side: the tiers, the input kinds, the payloads,
     and that every -b pattern names a benchmark of the catalog, whether or not its libraries are
     installed here (an overlay may bring them)."""
-    from serialbench.catalog.inputs import INPUT_KINDS, TIERS, default_inputs
-    from serialbench.catalog.payloads import parse_payloads
     from serialbench.catalog.registry import name_matches
-    from serialbench.core.parsing import parse_words
 
-    sources = parse_payloads(payloads)
-    tier_list = parse_words(tiers, list(TIERS), "tier") or list(TIERS)
-    input_list = parse_words(inputs, list(INPUT_KINDS), "input") or ([] if sources else default_inputs())
+    found = Catalog.of(case_dirs, tiers, inputs, payloads)
     if not patterns:
         return
-    names = catalog_names(case_dirs, input_list, tier_list, sources)
+    names = [bench.name for bench in found.benchmarks()]
     for pattern in patterns:
         if not any(name_matches(name, pattern) for name in names):
-            raise UsageError(f"-b {pattern!r} matches no benchmark at --tier {','.join(tier_list)} and --input "
-                             f"{','.join(input_list)}; names are FORMAT/IMPL/INPUT/TIER, "
+            raise UsageError(f"-b {pattern!r} matches no benchmark at --tier {','.join(found.tiers)} and --input "
+                             f"{','.join(found.inputs)}; names are FORMAT/IMPL/INPUT/TIER, "
                              "see 'python -m serialbench list'")
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The selection's words parsed (a typo is a UsageError) and the catalog's cases, discovered whether or
+    not their libraries are installed here (an overlay may bring them)."""
+
+    case_dirs: tuple[str, ...]
+    tiers: list[str]
+    inputs: list[str]
+    sources: list
+
+    @classmethod
+    def of(cls, case_dirs: Sequence[str], tiers: str | None, inputs: str | None,
+           payloads: Sequence[str] = ()) -> Catalog:
+        from serialbench.catalog.inputs import INPUT_KINDS, TIERS, default_inputs
+        from serialbench.catalog.payloads import parse_payloads
+        from serialbench.core.parsing import parse_words
+
+        sources = parse_payloads(payloads)
+        return cls(tuple(case_dirs), parse_words(tiers, list(TIERS), "tier") or list(TIERS),
+                   parse_words(inputs, list(INPUT_KINDS), "input") or ([] if sources else default_inputs()), sources)
+
+    @cached_property
+    def cases(self) -> list:
+        from serialbench.catalog.discovery import discover
+        from serialbench.catalog.registry import case_dirs as directories
+
+        return discover(directories(self.case_dirs), lambda message: None)
+
+    def benchmarks(self) -> list:
+        from serialbench.catalog.registry import all_benchmarks
+
+        return all_benchmarks(self.cases, self.inputs, self.tiers, self.sources)
 
 
 # What the inputs are made with, in every side: numpy for the arrays, Pillow for the PNG byte strings
@@ -42,18 +73,12 @@ def selection_distributions(case_dirs: Sequence[str], patterns: Sequence[str], t
                             inputs: str | None, payloads: Sequence[str] = ()) -> list[str]:
     """The distributions a side needs to run the selection, as this work tree's catalog declares them:
     the inputs' libraries and each selected case's `libraries` (a decoder's source case's too)."""
-    from serialbench.catalog.discovery import discover
-    from serialbench.catalog.inputs import ARRAY, INPUT_KINDS, TIERS, default_inputs
-    from serialbench.catalog.payloads import parse_payloads
-    from serialbench.catalog.registry import all_benchmarks, name_matches
-    from serialbench.catalog.registry import case_dirs as directories
-    from serialbench.core.parsing import parse_words
+    from serialbench.catalog.inputs import ARRAY, INPUT_KINDS
+    from serialbench.catalog.registry import name_matches
 
-    sources = parse_payloads(payloads)
-    tier_list = parse_words(tiers, list(TIERS), "tier") or list(TIERS)
-    input_list = parse_words(inputs, list(INPUT_KINDS), "input") or ([] if sources else default_inputs())
-    cases = discover(directories(case_dirs), lambda message: None)
-    chosen = [bench for bench in all_benchmarks(cases, input_list, tier_list, sources)
+    catalog = Catalog.of(case_dirs, tiers, inputs, payloads)
+    cases, sources = catalog.cases, catalog.sources
+    chosen = [bench for bench in catalog.benchmarks()
               if not patterns or any(name_matches(bench.name, pattern) for pattern in patterns)]
     found = list(INPUT_LIBRARIES)
     if any(bench.input in INPUT_KINDS and INPUT_KINDS[bench.input].form != ARRAY for bench in chosen):
@@ -75,20 +100,9 @@ def one_benchmark(case_dirs: Sequence[str], pattern: str, payloads: Sequence[str
     from serialbench.catalog.registry import name_matches
     from serialbench.sides.checks import few
 
-    names = [name for name in catalog_names(case_dirs, list(INPUT_KINDS), list(TIERS), parse_payloads(payloads))
-             if name_matches(name, pattern)]
+    catalog = Catalog(tuple(case_dirs), list(TIERS), list(INPUT_KINDS), parse_payloads(payloads))
+    names = [bench.name for bench in catalog.benchmarks() if name_matches(bench.name, pattern)]
     if len(names) != 1:
         raise UsageError(f"-b {pattern!r} names {len(names)} benchmarks ({few(names, names) if names else 'none'}); "
                          "bisect takes one, FORMAT/IMPL/INPUT/TIER (see 'python -m serialbench list')")
     return names[0]
-
-
-def catalog_names(case_dirs: Sequence[str], inputs: Sequence[str], tiers: Sequence[str], sources) -> list[str]:
-    """Every benchmark of the catalog at these inputs, tiers and payloads, whether or not its libraries are
-    installed here (an overlay may bring them)."""
-    from serialbench.catalog.discovery import discover
-    from serialbench.catalog.registry import all_benchmarks
-    from serialbench.catalog.registry import case_dirs as directories
-
-    return [b.name for b in all_benchmarks(discover(directories(case_dirs), lambda message: None), inputs, tiers,
-                                           sources)]
