@@ -198,10 +198,11 @@ def test_fast_is_six_processes_each_with_loops_calibrated_once(tmp_path):
 
 @pytest.mark.parametrize("options, message", [
     (["--fast", "--rigorous"], "--fast and --rigorous are two presets"),
-    (["--max-rounds", "5"], "--max-rounds 5: give at least 6"),
+    (["--max-rounds", "5"], "--max-rounds: give 6 or more, not 5"),
     (["--precision", "0"], "--precision 0: give a percentage"),
-    (["--rounds", "0"], "--rounds 0: give 1 or more"),
-    (["--values", "0"], "--values 0: give 1 or more"),
+    (["--rounds", "0"], "--rounds: give 1 or more, not 0"),
+    (["--values", "0"], "--values: give 1 or more, not 0"),
+    (["--min-time", "x"], "--min-time: give a positive number of seconds, not x"),
 ])
 def test_the_rule_s_options_are_checked_before_any_work(options, message):
     line = assert_one_line_usage_error(serialbench(*options, "-b", "baseline/tobytes/float32/1K"))

@@ -21,25 +21,23 @@ draws the panel.
 from __future__ import annotations
 
 import dataclasses
-import json
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from serialbench import workers
 from serialbench.catalog.discovery import PACKAGE_DIR
 from serialbench.catalog.registry import select
 from serialbench.commands.contract import Output, Parser
-from serialbench.commands.options import add_filter_arguments, check_cpus
-from serialbench.core.errors import UsageError
+from serialbench.commands.options import add_filter_arguments, whole
 from serialbench.core.formatting import format_duration, last_line
 from serialbench.core.parsing import parse_percent
 from serialbench.measure.engine import run_session
+from serialbench.measure.plain_loop import plain_medians
 from serialbench.measure.session import COMPARE, Settings
 from serialbench.results.files import load
 from serialbench.results.session_files import runs_of
-from serialbench.sides.sides import Side, worker_environment
+from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import work_tree
 from serialbench.verdicts.harness import DISAGREE, NOT_TIMED, WAYS, verdicts
 from serialbench.verdicts.paired import medians as per_process_medians
@@ -86,44 +84,23 @@ def time_with_compare(names: list[str], rounds: int, say, cpus: int | None) -> d
     return {name: per_process_medians(runs) for name, runs in session.runs["A"].items() if runs}
 
 
-def time_with_plain_loop(names: list[str], processes: int, say) -> dict[str, list[float]]:
-    """Each of `processes` fresh processes' median, per benchmark."""
-    environment = worker_environment(THIS_SERIALBENCH)
-    medians = {}
-    for name in names:
-        found = []
-        for _ in range(processes):
-            done = subprocess.run(workers.command("plain", name), env=environment, capture_output=True, text=True)
-            try:
-                answer = json.loads(done.stdout.strip().splitlines()[-1])
-            except (IndexError, ValueError):
-                answer = {"error": last_line(done.stderr) or f"exit status {done.returncode}"}
-            if "error" in answer:
-                say(f"{name}: plain loop failed: {answer['error']}")
-                break
-            found.append(answer["median"])
-        if found:
-            medians[name] = found
-    return medians
-
-
 def time_one_way(way: str, names: list[str], processes: int, scratch: Path, say,
                  cpus: int | None = None) -> dict[str, list[float]]:
     if way == "run":
         return time_with_run(names, processes, scratch, say, cpus)
     if way == "compare":
         return time_with_compare(names, processes, say, cpus)
-    return time_with_plain_loop(names, processes, say)
+    return plain_medians(THIS_SERIALBENCH, names, processes, say)
 
 
 def arguments(cli: Parser) -> None:
     add_filter_arguments(cli, cases=False)
     cli.add_argument("--tolerance", metavar="PCT", help=f"two ways' medians may differ by this much "
                                                         f"(default {TOLERANCE * 100:g}%%)")
-    cli.add_argument("--processes", type=int, default=PROCESSES,
+    cli.add_argument("--processes", type=whole(), default=PROCESSES,
                      help=f"fresh processes per benchmark for the run and the plain loop, rounds of compare "
                           f"(default {PROCESSES}; with 3, 6-16%% of unbiased benchmarks read DISAGREE on a noisy VM)")
-    cli.add_argument("--cpus", type=int, metavar="N", help="benchmarks the run and compare time at once, each on "
+    cli.add_argument("--cpus", type=whole(), metavar="N", help="benchmarks the run and compare time at once, each on "
                                                            "a CPU of its own (default: each command's own)")
     cli.add_json("every process's median and the verdicts")
     cli.add_markdown("the table")
@@ -131,10 +108,6 @@ def arguments(cli: Parser) -> None:
 
 def run(args, out: Output) -> int:
     tolerance = parse_percent(args.tolerance, TOLERANCE, "--tolerance")
-    if args.processes < 1:
-        raise UsageError(f"--processes {args.processes}: give 1 or more")
-    if args.cpus is not None:
-        check_cpus(args.cpus)
     patterns = args.patterns or DEFAULT_PANEL
     names = [bench.name for bench in select((), patterns, args.tier, args.input)[0]]
     timed: dict[str, dict[str, list[float]]] = {way: {} for way in WAYS}
