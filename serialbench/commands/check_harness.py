@@ -39,9 +39,9 @@ from serialbench.results.files import load
 from serialbench.results.session_files import runs_of
 from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import work_tree
-from serialbench.verdicts.harness import DISAGREE, NOT_TIMED, WAYS, verdicts
+from serialbench.verdicts.harness import DISAGREE, NOT_TIMED, WAYS
 from serialbench.verdicts.paired import medians as per_process_medians
-from serialbench.views.harness_table import closing_lines, harness_json, legend, markdown, ratio_lines, table_lines
+from serialbench.views.harness_table import Panel
 
 DESCRIPTION = ("Time a panel of benchmarks three ways (the run, compare's sides, a plain warm loop) and flag where "
                "they disagree.")
@@ -100,8 +100,9 @@ def arguments(cli: Parser) -> None:
     cli.add_argument("--processes", type=whole(), default=PROCESSES,
                      help=f"fresh processes per benchmark for the run and the plain loop, rounds of compare "
                           f"(default {PROCESSES}; with 3, 6-16%% of unbiased benchmarks read DISAGREE on a noisy VM)")
-    cli.add_argument("--cpus", type=whole(), metavar="N", help="benchmarks the run and compare time at once, each on "
-                                                           "a CPU of its own (default: each command's own)")
+    cli.add_argument("--cpus", type=whole(), metavar="N",
+                     help="benchmarks the run and compare time at once, each on a CPU of its own (default: each "
+                          "command's own)")
     cli.add_json("every process's median and the verdicts")
     cli.add_markdown("the table")
 
@@ -124,13 +125,9 @@ def run(args, out: Output) -> int:
                     f"({format_duration(time.monotonic() - started)} so far)")
             for way in order:
                 timed[way].update(time_one_way(way, chosen, args.processes, Path(scratch), out.say, args.cpus))
-    found = verdicts(names, timed, tolerance)
-    closing = closing_lines(names, found)
-    out.print("\n".join(table_lines(names, timed, tolerance)))
-    out.print()
-    out.print("\n".join(legend(args.processes, tolerance)))
-    out.print("\n".join(ratio_lines(names, timed)))
-    out.write("json", lambda: harness_json(names, timed, tolerance, args.processes))
-    out.write("markdown", lambda: markdown(names, timed, tolerance, args.processes, closing))
-    out.print("\n".join(closing))
-    return 1 if DISAGREE in found or NOT_TIMED in found else 0
+    panel = Panel(names, timed, tolerance, args.processes)
+    out.print(panel.text())
+    out.write("json", panel.json)
+    out.write("markdown", panel.markdown)
+    out.print("\n".join(panel.closing()))
+    return 1 if DISAGREE in panel.found or NOT_TIMED in panel.found else 0
