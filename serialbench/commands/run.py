@@ -37,7 +37,6 @@ from serialbench.measure.engine import run_session
 from serialbench.measure.session import MIN_TIME, RUN_DEFAULT, RUN_FAST, RUN_RIGOROUS, Settings, run_settings
 from serialbench.results import run_files
 from serialbench.results.paths import run_output_path
-from serialbench.results.run_files import run_metadata
 from serialbench.sides import environment
 from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import installed_root
@@ -146,9 +145,9 @@ def run(args, out: Output) -> int:
     root = source_root()
     commit, dirty = commit_and_dirty(root) if root else ("unknown", False)
     path = run_output_path(args.output, args.append, commit, dirty, installed)
-    metadata = run_metadata(commit, dirty, settings, args.malloc_default, args.memcpy_default, args.with_specs,
-                            installed)
-    side = Side("run", source_root() or installed_root(), tuple(str(Path(d).resolve()) for d in args.case_dirs), python,
+    metadata = run_files.run_metadata(commit, dirty, settings, args.malloc_default, args.memcpy_default,
+                                      args.with_specs, installed)
+    side = Side("run", root or installed_root(), tuple(str(Path(d).resolve()) for d in args.case_dirs), python,
                 payloads=payload_arguments(args.payloads),  # a worker builds the payloads again
                 variables=tuple(environment.worker_variables(args.malloc_default, args.memcpy_default).items()))
     names = [bench.name for bench in benchmarks]
@@ -166,16 +165,13 @@ def run(args, out: Output) -> int:
 
 
 def _finish(session, names: list[str], path: str, metadata: dict, args, progress: RoundProgress, say,
-            refusals: list[str] = (), out: Output | None = None) -> int:
-    from serialbench.results.run_files import run_benchmarks, write
-
-    out = out or Output()
-    benches = run_benchmarks(session, metadata)
+            refusals: list[str], out: Output) -> int:
+    benches = run_files.run_benchmarks(session, metadata)
     if session.interrupted:
         out.say(f"interrupted after {session.rounds} rounds" + (f": the {len(benches)} benchmarks timed are in {path}"
                                                                  if benches else ": nothing written"))
     if benches:
-        write(path, benches, append=bool(args.append))
+        run_files.write(path, benches, append=bool(args.append))
         closing = progress.closing()
         if closing:
             say(closing)

@@ -9,7 +9,6 @@ bare "unstable", and a row whose processes ran at two speeds names both.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from serialbench.core import medians
@@ -55,9 +54,8 @@ def _width(width: float | None) -> str:
 class RoundProgress:
     """The settling of one run: which benchmarks stop after each round, and the lines that say so."""
 
-    def __init__(self, names: Sequence[str], floors: Mapping[str, str | None], settings: Settings,
-                 clock: Callable[[], float] = time.monotonic):
-        self.names, self.floors, self.settings, self.clock = list(names), floors, settings, clock
+    def __init__(self, names: Sequence[str], floors: Mapping[str, str | None], settings: Settings):
+        self.names, self.floors, self.settings = list(names), floors, settings
         self.target = settings.precision
         self.settled: dict[str, Timing | None] = {}
         self.reached = 0
