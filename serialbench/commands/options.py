@@ -73,16 +73,12 @@ def add_cases_argument(cli, help: str = "also load case modules from DIR (repeat
 def one_named(name: str, command: str, case_dirs: Sequence[str], payloads: Sequence[str] = ()):
     """The one benchmark of a full name, FORMAT/IMPL/INPUT/TIER (dump and profile take one), and the cases;
     a --payload whose word is its INPUT stands for that input."""
-    from serialbench.catalog.payloads import parse_payload
-    from serialbench.catalog.registry import select
+    from serialbench.catalog.registry import select_named
 
     if name.count("/") != 3 or any(ch in name for ch in "*?["):
         raise UsageError(f"{command} takes one full name FORMAT/IMPL/INPUT/TIER, not {name!r}; "
                          "see 'python -m serialbench list'")
-    _, _, kind, tier = name.split("/")
-    payloads = [payload for payload in payloads if parse_payload(payload).word == kind]
-    benchmarks, cases = select(case_dirs, [name], tiers=None if payloads else tier, inputs=None if payloads else kind,
-                               payloads=payloads)
+    benchmarks, cases = select_named(case_dirs, [name], payloads)
     return benchmarks[0], cases
 
 
