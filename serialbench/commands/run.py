@@ -152,14 +152,12 @@ def run(args, out: Output) -> int:
                 variables=tuple(environment.worker_variables(args.malloc_default, args.memcpy_default).items()))
     names = [bench.name for bench in benchmarks]
     floors = floors_of(benchmarks)
-    progress = RoundProgress(names, floors, settings)
+    progress = RoundProgress(names, floors, settings, say)
     interrupt_on_sigterm()  # a terminated run writes its file and table, as on Ctrl-C
     say(progress.opening())
     checkpoint = run_files.Checkpoint(path, metadata) if not args.append else (lambda session: None)
-    session = run_session([side], names, settings,
-                          lambda session, running, look, final: progress.settle(session, running, look, final, say),
-                          warn, floors=floors, progress=lambda step: progress.round_done(step, say),
-                          checkpoint=checkpoint)
+    session = run_session([side], names, settings, progress.settle, warn, floors=floors,
+                          progress=progress.round_done, checkpoint=checkpoint)
     refusals = refusal_summary(cases, args.payloads, args.patterns)  # what the tables leave out of a payload
     return _finish(session, names, path, metadata, args, progress, say, refusals, out)
 

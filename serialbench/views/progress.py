@@ -54,8 +54,9 @@ def _width(width: float | None) -> str:
 class RoundProgress:
     """The settling of one run: which benchmarks stop after each round, and the lines that say so."""
 
-    def __init__(self, names: Sequence[str], floors: Mapping[str, str | None], settings: Settings):
-        self.names, self.floors, self.settings = list(names), floors, settings
+    def __init__(self, names: Sequence[str], floors: Mapping[str, str | None], settings: Settings,
+                 say: Callable[[str], None] = lambda line: None):
+        self.names, self.floors, self.settings, self.say = list(names), floors, settings, say
         self.target = settings.precision
         self.settled: dict[str, Timing | None] = {}
         self.reached = 0
@@ -88,15 +89,14 @@ class RoundProgress:
                     f"{format_duration(step.seconds_for(rounds_left))})"
         return line
 
-    def round_done(self, step: RoundDone, say: Callable[[str], None]) -> None:
+    def round_done(self, step: RoundDone) -> None:
         """After each round and its look: the round's line, and why the run ends early if it does."""
-        say(self.round_line(step))
+        self.say(self.round_line(step))
         if step.time_up and step.round < self.settings.max_rounds:
-            say(f"time is up ({self.settings.max_seconds / 60:g} min): {step.running} benchmarks end with the "
+            self.say(f"time is up ({self.settings.max_seconds / 60:g} min): {step.running} benchmarks end with the "
                 "processes they have")
 
-    def settle(self, session: Session, running: Sequence[str], look_index: int, final: Collection[str],
-               say: Callable[[str], None]) -> set[str]:
+    def settle(self, session: Session, running: Sequence[str], look_index: int, final: Collection[str]) -> set[str]:
         """The benchmarks of `running` that stop now (the rule: verdicts/stopping.py); a line for each."""
         stopped = run_stops(session.runs[session.sides[0].label], running, self.floors, final, self.target)
         for name, found in stopped.items():
@@ -104,7 +104,7 @@ class RoundProgress:
             if found is None:
                 continue
             self.reached += found.reached(self.target)
-            say(f"[{len(self.settled)}/{len(self.names)}] {name}  {timing_words(found, self.target)}")
+            self.say(f"[{len(self.settled)}/{len(self.names)}] {name}  {timing_words(found, self.target)}")
         return set(stopped)
 
     def closing(self) -> str | None:
