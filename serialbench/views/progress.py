@@ -19,16 +19,16 @@ from serialbench.verdicts.timings import Timing
 
 
 def timing_words(timing: Timing, target: float) -> str:
-    """`6.45 us +-1.2%, 3.21x +-0.8%`, the two speeds of a row that has them, `at the cap` when short."""
+    """`6.45 us +-1.2%, 3.21x of the floor +-0.8% (6 processes)`, the two speeds of a row that has them, and
+    `short of +-3.0%` where the precision was not reached."""
     words = f"{format_time(timing.median)} {_width(timing.width)}"
     if timing.multiple is not None:
         words += f", {format_ratio(timing.multiple)} of the floor {_width(timing.multiple_width)}"
     if timing.modes:
         words += (f"; two speeds: {format_time(timing.modes.fast)} and {format_time(timing.modes.slow)} "
                   f"({len(timing.modes.slow_rounds)} of {timing.rounds} processes slow)")
-    processes = f"{timing.rounds} process" + ("" if timing.rounds == 1 else "es")
-    return words + (f" ({processes})" if timing.reached(target) else f", short of +-{format_percent(target)} "
-                                                                      f"({processes})")
+    short = "" if timing.reached(target) else f", short of +-{format_percent(target)}"
+    return f"{words}{short} ({timing.rounds} process{'' if timing.rounds == 1 else 'es'})"
 
 
 def precision_words(found: Timing | None, target: float | None) -> str:
