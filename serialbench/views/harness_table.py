@@ -22,20 +22,15 @@ class Row:
         self.medians = {way: statistics.median(values) for way, values in self.processes.items()}
         self.verdict = harness.verdict(self.processes, tolerance)
 
-    def over_plain(self, way: str) -> float | None:
-        """The way's median over the plain loop's; None without both."""
-        if "plain" not in self.medians or way not in self.medians:
-            return None
-        return self.medians[way] / self.medians["plain"]
-
 
 def harness_columns() -> list[Column]:
     return [
         column("name", "benchmark", lambda row: row.name, left=True, code=True),
         *(Column(way, lambda row, way=way: figure(row.medians.get(way), "time").text,
                  lambda row, way=way: {way: row.processes.get(way, [])}) for way in harness.WAYS),
-        *(column(f"{way}_over_plain", f"{way}/plain", lambda row, way=way: figure(row.over_plain(way), "ratio").text,
-                 lambda row, way=way: number(row.over_plain(way))) for way in harness.WAYS[:2]),
+        *(column(f"{way}_over_plain", f"{way}/plain",
+                 lambda row, way=way: figure(harness.over_plain(row.processes, way), "ratio").text,
+                 lambda row, way=way: number(harness.over_plain(row.processes, way))) for way in harness.WAYS[:2]),
         column("spread", "processes", lambda row: figure(harness.spread(row.processes), "ratio").text,
                lambda row: number(harness.spread(row.processes))),
         column("verdict", "", lambda row: row.verdict, left=True),
