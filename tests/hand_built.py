@@ -247,7 +247,7 @@ def bisection_of_commits() -> str:
 
 def harness_panel() -> str:
     """check-harness --json of three benchmarks, five processes a way: two agree, one disagrees."""
-    from serialbench.views.harness_table import harness_json
+    from serialbench.views.harness_table import Panel
 
     def processes(median, spread=0.02):
         return [median * (1 + spread * k) for k in (-2, -1, 0, 1, 2)]
@@ -257,7 +257,7 @@ def harness_panel() -> str:
                "baseline/tobytes/float32/1M": (150e-6, 260e-6, 120e-6)}
     timed = {way: {name: processes(ways[index]) for name, ways in medians.items()}
              for index, way in enumerate(("run", "compare", "plain"))}
-    return harness_json(list(medians), timed, 0.25, 5)
+    return Panel(list(medians), timed, 0.25, 5).json()
 
 
 def write_testdata(directory) -> None:

@@ -8,7 +8,8 @@ import pytest
 
 from serialbench.commands.check_harness import PROCESSES
 from serialbench.verdicts.harness import disagreement, verdict, verdicts
-from serialbench.views.harness_table import table_lines
+from serialbench.views import table
+from serialbench.views.harness_table import Panel
 from tests.helpers import serialbench
 
 
@@ -19,7 +20,7 @@ def test_a_benchmark_whose_harnesses_differ_beyond_the_tolerance_is_flagged():
              "plain": {"a/b/c/1M": [18.3e-6, 19e-6, 18e-6], "x/y/z/1K": [1.05e-6, 1.1e-6, 1.0e-6]}}
     names = ["a/b/c/1M", "x/y/z/1K"]
     assert verdicts(names, timed, 0.25) == {"DISAGREE": ["a/b/c/1M"], "agree": ["x/y/z/1K"]}
-    assert table_lines(names, timed, 0.25) == [
+    assert table.text(Panel(names, timed, 0.25, 3).table) == [
         "benchmark      run  compare    plain  run/plain  compare/plain  processes",
         "a/b/c/1M    145 us  33.7 us  18.3 us       7.9x           1.8x       1.2x  DISAGREE",
         "x/y/z/1K   1.00 us  1.10 us  1.05 us      0.95x           1.0x       1.4x  agree",
@@ -44,7 +45,7 @@ def test_a_way_that_gave_no_time_is_never_agreement():
              "plain": {"a/b/c/1M": [1.82e-3], "x/y/z/1K": [1.05e-6]}}
     names = ["a/b/c/1M", "x/y/z/1K"]
     assert verdicts(names, timed, 0.25) == {"DISAGREE": ["a/b/c/1M"], "NOT TIMED": ["x/y/z/1K"]}  # the two that ran
-    lines = table_lines(names, timed, 0.25)
+    lines = table.text(Panel(names, timed, 0.25, 1).table)
     assert lines[1].endswith("DISAGREE") and lines[2].endswith("NOT TIMED")
     assert disagreement({"compare": 1.0}) is None
 

@@ -157,7 +157,7 @@ def test_report_of_the_side_files_replays_the_sessions_verdicts_intervals_and_le
 def test_a_budget_that_is_not_a_positive_number_of_seconds_is_refused_before_any_work():
     done = subprocess.run([sys.executable, "-m", "serialbench", "compare", "HEAD", "--benchmark-budget", "0",
                            "-b", "baseline/*"], cwd=PROJECT_ROOT, capture_output=True)
-    assert "--benchmark-budget 0: give a positive number of seconds" in assert_one_line_usage_error(done)
+    assert "--benchmark-budget: give a positive number of seconds, not 0" in assert_one_line_usage_error(done)
 
 
 @pytest.mark.slow

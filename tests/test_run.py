@@ -198,10 +198,11 @@ def test_fast_is_six_processes_each_with_loops_calibrated_once(tmp_path):
 
 @pytest.mark.parametrize("options, message", [
     (["--fast", "--rigorous"], "--fast and --rigorous are two presets"),
-    (["--max-rounds", "5"], "--max-rounds 5: give at least 6"),
+    (["--max-rounds", "5"], "--max-rounds: give 6 or more, not 5"),
     (["--precision", "0"], "--precision 0: give a percentage"),
-    (["--rounds", "0"], "--rounds 0: give 1 or more"),
-    (["--values", "0"], "--values 0: give 1 or more"),
+    (["--rounds", "0"], "--rounds: give 1 or more, not 0"),
+    (["--values", "0"], "--values: give 1 or more, not 0"),
+    (["--min-time", "x"], "--min-time: give a positive number of seconds, not x"),
 ])
 def test_the_rule_s_options_are_checked_before_any_work(options, message):
     line = assert_one_line_usage_error(serialbench(*options, "-b", "baseline/tobytes/float32/1K"))
@@ -228,14 +229,14 @@ def test_a_benchmark_stops_once_its_median_and_its_multiple_are_within_the_preci
               "a/l/float32/1K": "f/f/float32/1K", "f/f/float32/1K": None}
     session = session_with({"a/q/float32/1K": quiet, "a/n/float32/1K": noisy, "a/l/float32/1K": loose_multiple,
                             "f/f/float32/1K": floor})
-    progress = RoundProgress(list(floors), floors, run_settings(0.03, 6, 20, 5))
     lines = []
-    settled = progress.settle(session, list(floors), 0, set(), lines.append)
+    progress = RoundProgress(list(floors), floors, run_settings(0.03, 6, 20, 5), lines.append)
+    settled = progress.settle(session, list(floors), 0, set())
     assert settled == {"a/q/float32/1K"}  # the floor goes on: two benchmarks still need it
     assert lines == ["[1/4] a/q/float32/1K  1.00 s +-0.2%, 5.0x of the floor +-0.1% (6 processes)"]
     assert still_running(list(floors), settled, floors) == ["a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"]
     left = ["a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"]
-    final = progress.settle(session, left, 1, set(left), lines.append)
+    final = progress.settle(session, left, 1, set(left))
     assert final == {"a/n/float32/1K", "a/l/float32/1K", "f/f/float32/1K"}
     assert lines[1] == "[2/4] a/n/float32/1K  1.00 s +-10%, 5.0x of the floor +-0.0%, short of +-3.0% (6 processes)"
     assert progress.closing().startswith("2 of 4 benchmarks reached +-3.0%; 2 stopped short")

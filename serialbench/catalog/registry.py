@@ -164,14 +164,15 @@ def select(
     return benchmarks, available
 
 
-def select_named(case_dirs_extra: Sequence[str], names: Sequence[str], payloads: Sequence[str] = ()
-                 ) -> tuple[list[Benchmark], list[Case]]:
-    """select() of exactly these benchmark names, for a worker given names: the input kinds and tiers
-    they name, and the payloads (--payload arguments) whose words the others name."""
+def select_named(case_dirs_extra: Sequence[str], names: Sequence[str], payloads: Sequence[str] = (),
+                 floor: bool = False) -> tuple[list[Benchmark], list[Case]]:
+    """select() of exactly these benchmark names (and, with `floor`, their memcpy floors), for a worker
+    given names: the input kinds and tiers they name, and the payloads (--payload arguments) whose words
+    the others name."""
     words = {source.word for source in parse_payloads(payloads)}
     kinds = [name.split("/") for name in names if name.split("/")[2] not in words]
     return select(case_dirs_extra, names, ",".join(dict.fromkeys(w[3] for w in kinds)) or None,
-                  ",".join(dict.fromkeys(w[2] for w in kinds)) or None, payloads=payloads)
+                  ",".join(dict.fromkeys(w[2] for w in kinds)) or None, floor=floor, payloads=payloads)
 
 
 def is_floor(bench: Benchmark) -> bool:

@@ -73,8 +73,6 @@ def arguments(cli: Parser) -> None:
 
 
 def run(args, out: Output) -> int:
-    settings_from(args)  # bad session options fail now, not after the first install
-    options.check_explain_top(args)
     if args.max_sessions is not None and args.max_sessions < 1:
         raise UsageError(f"--max-sessions {args.max_sessions}: give at least 1")
     benchmark = one_benchmark(args.case_dirs, args.benchmark, args.payloads)

@@ -5,8 +5,8 @@ measure it with one engine (measure/engine.py), loop, clock, warm-up and process
 (inside/timeloop.py, sides/environment.py), in different lanes. This command checks that they agree: it times a
 panel of benchmarks three ways, one FORMAT/IMPL at a time with its three ways back to back, and
 flags any benchmark that two ways time apart by more than the tolerance (below):
-- run: `python -m serialbench --rounds N` (a fresh worker a round, each benchmark's values alternated
-  with its memcpy floor's);
+- run: the run's session, as `python -m serialbench --rounds N` times it (a fresh worker a round, each
+  benchmark's values alternated with its memcpy floor's);
 - compare: an A/A `compare` session of this serialbench (a lane per side, both sides alive, values
   of 1 ms in alternation), the first side's values;
 - plain: a fresh process per benchmark, `prepare`, the warm-up, then a loop (measure/plain_loop.py).
@@ -21,29 +21,22 @@ draws the panel.
 from __future__ import annotations
 
 import dataclasses
-import json
-import subprocess
-import tempfile
 import time
-from pathlib import Path
 
-from serialbench import workers
 from serialbench.catalog.discovery import PACKAGE_DIR
-from serialbench.catalog.registry import select
+from serialbench.catalog.registry import floors_of, select, select_named
 from serialbench.commands.contract import Output, Parser
-from serialbench.commands.options import add_filter_arguments, check_cpus
-from serialbench.core.errors import UsageError
-from serialbench.core.formatting import format_duration, last_line
+from serialbench.commands.options import add_filter_arguments, whole
+from serialbench.core.formatting import format_duration
 from serialbench.core.parsing import parse_percent
 from serialbench.measure.engine import run_session
-from serialbench.measure.session import COMPARE, Settings
-from serialbench.results.files import load
-from serialbench.results.session_files import runs_of
-from serialbench.sides.sides import Side, worker_environment
+from serialbench.measure.plain_loop import plain_medians
+from serialbench.measure.session import COMPARE, RUN_DEFAULT, Settings, run_settings
+from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import work_tree
-from serialbench.verdicts.harness import DISAGREE, NOT_TIMED, WAYS, verdicts
+from serialbench.verdicts.harness import DISAGREE, NOT_TIMED, WAYS
 from serialbench.verdicts.paired import medians as per_process_medians
-from serialbench.views.harness_table import closing_lines, harness_json, legend, markdown, ratio_lines, table_lines
+from serialbench.views.harness_table import Panel
 
 DESCRIPTION = ("Time a panel of benchmarks three ways (the run, compare's sides, a plain warm loop) and flag where "
                "they disagree.")
@@ -53,111 +46,66 @@ TOLERANCE = 0.25  # docs/guides/compare.md, 'What the noise is': what the three 
 PROCESSES = 5  # per way; see verdicts/harness.verdict for what 3 and 5 give on this VM
 
 
-# This serialbench as a side: its subprocesses run it, not whichever one the interpreter finds first
-# (another checkout's editable install, from a worktree).
+# This serialbench as a side: the plain loop's processes run it, not whichever one the interpreter finds
+# first (another checkout's editable install, from a worktree).
 THIS_SERIALBENCH = Side("harness", PACKAGE_DIR.parent)
 
 
-def time_with_run(names: list[str], processes: int, scratch: Path, say, cpus: int | None) -> dict[str, list[float]]:
-    # A file of its own per call: a run never overwrites a result file, and one shared name made every
-    # call after the first read the first call's file back (a whole panel's run column came out empty).
-    out = Path(tempfile.mkdtemp(dir=scratch)) / "run.json"
-    patterns = [arg for name in names for arg in ("-b", name)]
-    argv, env = THIS_SERIALBENCH.serialbench("--rounds", str(processes), "--quiet", "--no-summary", *patterns,
-                                             *(["--cpus", str(cpus)] if cpus else []), "-o", str(out))
-    done = subprocess.run(argv, cwd=scratch, env=env, capture_output=True, text=True)
-    if not out.exists():
-        say(f"the run failed: {last_line(done.stderr) or f'exit status {done.returncode}'}")
-        return {}
-    for line in done.stderr.splitlines():
-        if "not timed" in line:
-            say(line)
-    per_worker = {result.name: per_process_medians(runs_of(result.benchmark))
-                  for result in load(out, with_memory=False).results}
-    return {name: found for name, found in per_worker.items() if found}
-
-
-def time_with_compare(names: list[str], rounds: int, say, cpus: int | None) -> dict[str, list[float]]:
+def time_in_session(way: str, names: list[str], processes: int, say, cpus: int | None) -> dict[str, list[float]]:
+    """Each process's median, per benchmark, as the run times them (one side, each benchmark's values alternated
+    with its floor's, the rule of `python -m serialbench --rounds N`) or as compare does (an A/A session, a lane
+    per side, both sides alive; the first side's values)."""
+    floors = None
     with work_tree() as tree:
-        sides = [dataclasses.replace(tree, label=label) for label in ("A", "A'")]
-        settings = Settings((rounds,), cpus=cpus or COMPARE.cpus)
-        session = run_session(sides, names, settings, lambda *args: set(), say)
+        if way == "run":
+            benchmarks = select_named((), names, floor=True)[0]
+            names, floors = [bench.name for bench in benchmarks], floors_of(benchmarks)
+            sides = [dataclasses.replace(tree, label="run")]
+            settings = run_settings(RUN_DEFAULT.precision, processes, processes, RUN_DEFAULT.values,
+                                    cpus or RUN_DEFAULT.cpus)
+        else:
+            sides = [dataclasses.replace(tree, label=label) for label in ("A", "A'")]
+            settings = Settings((processes,), cpus=cpus or COMPARE.cpus)
+        session = run_session(sides, names, settings, lambda *args: set(), say, floors=floors)
     # Every round starts new workers: a round's values are one process's.
-    return {name: per_process_medians(runs) for name, runs in session.runs["A"].items() if runs}
-
-
-def time_with_plain_loop(names: list[str], processes: int, say) -> dict[str, list[float]]:
-    """Each of `processes` fresh processes' median, per benchmark."""
-    environment = worker_environment(THIS_SERIALBENCH)
-    medians = {}
-    for name in names:
-        found = []
-        for _ in range(processes):
-            done = subprocess.run(workers.command("plain", name), env=environment, capture_output=True, text=True)
-            try:
-                answer = json.loads(done.stdout.strip().splitlines()[-1])
-            except (IndexError, ValueError):
-                answer = {"error": last_line(done.stderr) or f"exit status {done.returncode}"}
-            if "error" in answer:
-                say(f"{name}: plain loop failed: {answer['error']}")
-                break
-            found.append(answer["median"])
-        if found:
-            medians[name] = found
-    return medians
-
-
-def time_one_way(way: str, names: list[str], processes: int, scratch: Path, say,
-                 cpus: int | None = None) -> dict[str, list[float]]:
-    if way == "run":
-        return time_with_run(names, processes, scratch, say, cpus)
-    if way == "compare":
-        return time_with_compare(names, processes, say, cpus)
-    return time_with_plain_loop(names, processes, say)
+    return {name: per_process_medians(runs) for name, runs in session.runs[sides[0].label].items() if runs}
 
 
 def arguments(cli: Parser) -> None:
     add_filter_arguments(cli, cases=False)
     cli.add_argument("--tolerance", metavar="PCT", help=f"two ways' medians may differ by this much "
                                                         f"(default {TOLERANCE * 100:g}%%)")
-    cli.add_argument("--processes", type=int, default=PROCESSES,
+    cli.add_argument("--processes", type=whole(), default=PROCESSES,
                      help=f"fresh processes per benchmark for the run and the plain loop, rounds of compare "
                           f"(default {PROCESSES}; with 3, 6-16%% of unbiased benchmarks read DISAGREE on a noisy VM)")
-    cli.add_argument("--cpus", type=int, metavar="N", help="benchmarks the run and compare time at once, each on "
-                                                           "a CPU of its own (default: each command's own)")
+    cli.add_argument("--cpus", type=whole(), metavar="N",
+                     help="benchmarks the run and compare time at once, each on a CPU of its own (default: each "
+                          "command's own)")
     cli.add_json("every process's median and the verdicts")
     cli.add_markdown("the table")
 
 
 def run(args, out: Output) -> int:
     tolerance = parse_percent(args.tolerance, TOLERANCE, "--tolerance")
-    if args.processes < 1:
-        raise UsageError(f"--processes {args.processes}: give 1 or more")
-    if args.cpus is not None:
-        check_cpus(args.cpus)
     patterns = args.patterns or DEFAULT_PANEL
     names = [bench.name for bench in select((), patterns, args.tier, args.input)[0]]
     timed: dict[str, dict[str, list[float]]] = {way: {} for way in WAYS}
     groups = list(dict.fromkeys(name.rsplit("/", 2)[0] for name in names))  # FORMAT/IMPL
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="serialbench-check-") as scratch:
-        for index, group in enumerate(groups):
-            # One FORMAT/IMPL at a time, its three ways back to back in an order that rotates: the
-            # machine's speed drifts over minutes here, and ways timed in three blocks of a long
-            # session differed by that drift, not by what the harnesses do.
-            chosen = [name for name in names if name.rsplit("/", 2)[0] == group]
-            order = WAYS[index % 3:] + WAYS[:index % 3]
-            out.say(f"[{index + 1}/{len(groups)}] {group}: {len(chosen)} benchmarks, {', '.join(order)} "
-                    f"({format_duration(time.monotonic() - started)} so far)")
-            for way in order:
-                timed[way].update(time_one_way(way, chosen, args.processes, Path(scratch), out.say, args.cpus))
-    found = verdicts(names, timed, tolerance)
-    closing = closing_lines(names, found)
-    out.print("\n".join(table_lines(names, timed, tolerance)))
-    out.print()
-    out.print("\n".join(legend(args.processes, tolerance)))
-    out.print("\n".join(ratio_lines(names, timed)))
-    out.write("json", lambda: harness_json(names, timed, tolerance, args.processes))
-    out.write("markdown", lambda: markdown(names, timed, tolerance, args.processes, closing))
-    out.print("\n".join(closing))
-    return 1 if DISAGREE in found or NOT_TIMED in found else 0
+    for index, group in enumerate(groups):
+        # One FORMAT/IMPL at a time, its three ways back to back in an order that rotates: the
+        # machine's speed drifts over minutes here, and ways timed in three blocks of a long
+        # session differed by that drift, not by what the harnesses do.
+        chosen = [name for name in names if name.rsplit("/", 2)[0] == group]
+        order = WAYS[index % 3:] + WAYS[:index % 3]
+        out.say(f"[{index + 1}/{len(groups)}] {group}: {len(chosen)} benchmarks, {', '.join(order)} "
+                f"({format_duration(time.monotonic() - started)} so far)")
+        for way in order:
+            timed[way].update(plain_medians(THIS_SERIALBENCH, chosen, args.processes, out.say) if way == "plain"
+                              else time_in_session(way, chosen, args.processes, out.say, args.cpus))
+    panel = Panel(names, timed, tolerance, args.processes)
+    out.print(panel.text())
+    out.write("json", panel.json)
+    out.write("markdown", panel.markdown)
+    out.print("\n".join(panel.closing()))
+    return 1 if DISAGREE in panel.found or NOT_TIMED in panel.found else 0

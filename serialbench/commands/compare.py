@@ -179,7 +179,6 @@ def run(args, out: Output) -> int:
 
 
 def check_explain(args, mode: str | None) -> None:
-    options.check_explain_top(args)
     if args.explain and mode == "memory":
         raise UsageError("--explain explains a timed comparison or --instructions/--cycles; --memory counts "
                          "allocations, which have no per-function profile here")

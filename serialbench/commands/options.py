@@ -8,6 +8,7 @@ neither.
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import signal
 from collections.abc import Sequence
@@ -20,6 +21,31 @@ PAYLOAD_HELP = ("your own request (repeatable): NAME:DTYPE[D,...] tensors separa
                 "input_ids:int64[32,512],attention_mask:int64[32,512] (deterministic values), a .npz or .npy "
                 "file, or a directory of files (a BYTES batch); NAME=... names it. Instead of the default "
                 "inputs; its INPUT is a word from the spec or file name, its TIER its size in bytes")
+
+
+def whole(least: int = 1, why: str = ""):
+    """An argparse type: a whole number of `least` or more (`why` says why that many)."""
+    return _checked(int, lambda value: value >= least, f"{least} or more", why)
+
+
+def positive(unit: str):
+    """An argparse type: a positive number of `unit` (seconds, minutes)."""
+    return _checked(float, lambda value: value > 0, f"a positive number of {unit}")
+
+
+def _checked(kind, accepts, accepted: str, why: str = ""):
+    """A type whose refusal the Parser makes the one-line usage error, exit status 2: argparse names the
+    option, this says what is accepted and what was given, before any work."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not accepts(value):
+            raise argparse.ArgumentTypeError(f"give {accepted}, not {text}" + (f" ({why})" if why else ""))
+        return value
+
+    return parse
 
 
 def require_extra(option: str, module: str, extra: str) -> None:
@@ -47,16 +73,12 @@ def add_cases_argument(cli, help: str = "also load case modules from DIR (repeat
 def one_named(name: str, command: str, case_dirs: Sequence[str], payloads: Sequence[str] = ()):
     """The one benchmark of a full name, FORMAT/IMPL/INPUT/TIER (dump and profile take one), and the cases;
     a --payload whose word is its INPUT stands for that input."""
-    from serialbench.catalog.payloads import parse_payload
-    from serialbench.catalog.registry import select
+    from serialbench.catalog.registry import select_named
 
     if name.count("/") != 3 or any(ch in name for ch in "*?["):
         raise UsageError(f"{command} takes one full name FORMAT/IMPL/INPUT/TIER, not {name!r}; "
                          "see 'python -m serialbench list'")
-    _, _, kind, tier = name.split("/")
-    payloads = [payload for payload in payloads if parse_payload(payload).word == kind]
-    benchmarks, cases = select(case_dirs, [name], tiers=None if payloads else tier, inputs=None if payloads else kind,
-                               payloads=payloads)
+    benchmarks, cases = select_named(case_dirs, [name], payloads)
     return benchmarks[0], cases
 
 
@@ -134,13 +156,8 @@ def add_explain_arguments(cli, what: str, counts: bool = False) -> None:
     cli.add_argument("--explain", action="store_true",
                      help=f"after the verdicts, profile each faster or slower {what} on both sides (cProfile"
                           f"{counted}) and show the functions whose cost per op moved most")
-    cli.add_argument("--explain-top", type=int, default=EXPLAIN_TOP, metavar="K",
+    cli.add_argument("--explain-top", type=whole(), default=EXPLAIN_TOP, metavar="K",
                      help=f"functions to show under each explained {what} (default {EXPLAIN_TOP})")
-
-
-def check_explain_top(args) -> None:
-    if args.explain_top < 1:
-        raise UsageError(f"--explain-top {args.explain_top}: give 1 or more functions")
 
 
 def add_min_effect(cli) -> None:
@@ -162,58 +179,39 @@ def add_session_arguments(cli, max_time_help: str | None = None, budget: bool = 
     bounds its whole search (max_time_help says so), and its one benchmark has no budget of its own."""
     from serialbench.measure.session import BUDGET_SECONDS, COMPARE, LOOKS, MAX_MINUTES, MIN_TIME
 
-    cli.add_argument("--max-rounds", type=int, default=LOOKS[-1],
+    cli.add_argument("--max-rounds", type=whole(LOOKS[0], "the first look"), default=LOOKS[-1],
                      help=f"rounds for the benchmarks still undecided at the last look (default {LOOKS[-1]}); "
                           f"undecided benchmarks are looked at after {', '.join(map(str, LOOKS))} rounds")
-    cli.add_argument("--max-time", type=float, default=MAX_MINUTES, metavar="MIN",
+    cli.add_argument("--max-time", type=positive("minutes"), default=MAX_MINUTES, metavar="MIN",
                      help=(max_time_help or "stop after this many minutes, judging what is left on its rounds")
                      + f" (default {MAX_MINUTES:g})")
     if budget:
-        cli.add_argument("--benchmark-budget", type=float, default=BUDGET_SECONDS, metavar="SEC",
+        cli.add_argument("--benchmark-budget", type=positive("seconds"), default=BUDGET_SECONDS, metavar="SEC",
                          help="seconds of calls a benchmark may take on each side: one whose rounds would take "
                               "more is judged at the last look that fits (at least the first), its interval saying "
                               f"what is known of it (default {BUDGET_SECONDS:g}: an op of 1 s a call is judged at 16 "
                               "rounds; a cheap op never reaches it)")
-    cli.add_argument("--rounds", type=int, help="exactly this many rounds for every benchmark (no adaptive stopping)")
-    cli.add_argument("--min-time", type=float, default=MIN_TIME,
+    cli.add_argument("--rounds", type=whole(1, "6 or more for a verdict"),
+                     help="exactly this many rounds for every benchmark (no adaptive stopping)")
+    cli.add_argument("--min-time", type=positive("seconds"), default=MIN_TIME,
                      help=f"seconds per value (default {MIN_TIME})")
     add_cpus_argument(cli, COMPARE.cpus)
     add_min_effect(cli)
 
 
 def add_cpus_argument(cli, default: int) -> None:
-    cli.add_argument("--cpus", type=int, default=default, metavar="N",
+    cli.add_argument("--cpus", type=whole(), default=default, metavar="N",
                      help=f"run N rounds at once, each on a CPU of its own with its own processes; a "
                           f"benchmark's values in a round always share one CPU (default {default}; at most the "
                           "CPUs this process may use)")
 
 
-def check_cpus(cpus: int) -> int:
-    if cpus < 1:
-        raise UsageError(f"--cpus {cpus}: give 1 or more")
-    return cpus
-
-
 def settings_from(args):
-    """The session's Settings (measure/session.py) from add_session_arguments' options."""
-    from serialbench.measure.session import LOOKS, Settings
+    """The session's Settings (measure/session.py) from add_session_arguments' options, checked as parsed."""
+    from serialbench.measure.session import session_settings
 
-    if args.min_time <= 0:
-        raise UsageError(f"--min-time {args.min_time}: give a positive number of seconds")
-    if args.rounds is not None:
-        if args.rounds < 1:
-            raise UsageError(f"--rounds {args.rounds}: give at least 1 (6 or more for a verdict)")
-        return Settings((args.rounds,), None, args.min_time, cpus=check_cpus(args.cpus))
-    if args.max_rounds < LOOKS[0]:
-        raise UsageError(f"--max-rounds {args.max_rounds}: give at least {LOOKS[0]}")
-    if args.max_time is not None and args.max_time <= 0:
-        raise UsageError(f"--max-time {args.max_time}: give a positive number of minutes")
-    budget = getattr(args, "benchmark_budget", None)
-    if budget is not None and budget <= 0:
-        raise UsageError(f"--benchmark-budget {budget:g}: give a positive number of seconds")
-    looks = tuple(n for n in LOOKS if n < args.max_rounds) + (args.max_rounds,)
-    return Settings(looks, args.max_time * 60 if args.max_time else None, args.min_time, cpus=check_cpus(args.cpus),
-                    budget=budget)
+    return session_settings(args.max_rounds, args.max_time, args.min_time, args.cpus,
+                            getattr(args, "benchmark_budget", None), args.rounds)
 
 
 def interrupt_on_sigterm() -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from serialbench.catalog.discovery import source_root
@@ -25,9 +24,10 @@ from serialbench.commands.options import (
     add_cpus_argument,
     add_filter_arguments,
     add_with_argument,
-    check_cpus,
     interrupt_on_sigterm,
     payload_arguments,
+    positive,
+    whole,
 )
 from serialbench.core import medians
 from serialbench.core.errors import UsageError
@@ -37,7 +37,6 @@ from serialbench.measure.engine import run_session
 from serialbench.measure.session import MIN_TIME, RUN_DEFAULT, RUN_FAST, RUN_RIGOROUS, Settings, run_settings
 from serialbench.results import run_files
 from serialbench.results.paths import run_output_path
-from serialbench.results.run_files import run_metadata
 from serialbench.sides import environment
 from serialbench.sides.sides import Side
 from serialbench.sides.worktrees import installed_root
@@ -50,6 +49,12 @@ DESCRIPTION = ("Time the selected benchmarks, FORMAT/IMPL/INPUT/TIER, each in fr
                "png, int32x3) and tier, so that each of their results has its multiple of memcpy.")
 
 
+# The fewest processes that give an interval: the cap may be no lower, --rounds is told so.
+LEAST_ROUNDS = whole(medians.least_rounds(), f"the fewest processes whose range is a {medians.CONFIDENCE:.0%} "
+                                              "interval for the median")
+ROUNDS = whole(1, f"{medians.least_rounds()} or more for an interval")
+
+
 def arguments(cli: Parser) -> None:
     cli.prog = "python -m serialbench"  # the default command
     add_filter_arguments(cli)
@@ -57,11 +62,11 @@ def arguments(cli: Parser) -> None:
     rule.add_argument("--precision", metavar="PCT",
                       help=f"stop a benchmark once the 95%% interval of its median time, and of its multiple of the "
                            f"floor, lie within +-PCT (default {RUN_DEFAULT.precision * 100:g}%%)")
-    rule.add_argument("--max-rounds", type=int, metavar="N",
+    rule.add_argument("--max-rounds", type=LEAST_ROUNDS, metavar="N",
                       help=f"the cap: at most N processes a benchmark (default {RUN_DEFAULT.max_rounds})")
-    rule.add_argument("--rounds", type=int, metavar="N", help="exactly N processes for every benchmark, whatever "
+    rule.add_argument("--rounds", type=ROUNDS, metavar="N", help="exactly N processes for every benchmark, whatever "
                                                               "its precision")
-    rule.add_argument("--values", type=int, metavar="N",
+    rule.add_argument("--values", type=whole(), metavar="N",
                       help=f"values of each benchmark per process (default {RUN_DEFAULT.values}; a value of its "
                            "floor beside each)")
     rule.add_argument("--fast", action="store_true",
@@ -70,13 +75,13 @@ def arguments(cli: Parser) -> None:
     rule.add_argument("--rigorous", action="store_true",
                       help=f"+-{RUN_RIGOROUS.precision * 100:g}%%, up to {RUN_RIGOROUS.max_rounds} processes, "
                            f"{RUN_RIGOROUS.values} values each")
-    rule.add_argument("--min-time", type=float, default=MIN_TIME, metavar="S",
+    rule.add_argument("--min-time", type=positive("seconds"), default=MIN_TIME, metavar="S",
                       help=f"seconds per value (default {MIN_TIME})")
-    rule.add_argument("-l", "--loops", type=int, metavar="N",
+    rule.add_argument("-l", "--loops", type=whole(), metavar="N",
                       help="calls per value (default: calibrated to --min-time)")
     add_cpus_argument(rule, RUN_DEFAULT.cpus)
-    rule.add_argument("--max-time", type=float, metavar="MIN", help="stop after MIN minutes: every benchmark ends "
-                                                                    "with the processes it has")
+    rule.add_argument("--max-time", type=positive("minutes"), metavar="MIN",
+                      help="stop after MIN minutes: every benchmark ends with the processes it has")
     output = cli.add_argument_group("output")
     cli.add_output("-o", "--output", group=output, help="the result file (default: results/<commit>.json); "
                                                         "never overwritten")
@@ -93,8 +98,8 @@ def arguments(cli: Parser) -> None:
                           "heap layout (docs/reference/process-state.md)")
     add_with_argument(cli, "the run and its workers (through PYTHONPATH)")
     # pyperf's words for the same settings, from when the run was pyperf's Runner: scripts keep working.
-    cli.add_argument("-p", "--processes", dest="rounds", type=int, help=argparse.SUPPRESS)
-    cli.add_argument("-n", dest="values", type=int, help=argparse.SUPPRESS)
+    cli.add_argument("-p", "--processes", dest="rounds", type=ROUNDS, help=argparse.SUPPRESS)
+    cli.add_argument("-n", dest="values", type=whole(), help=argparse.SUPPRESS)
     cli.add_argument("-w", "--warmups", type=int, help=argparse.SUPPRESS)  # the warm-up is by time
     cli.add_argument("--debug-single-value", action="store_true", help=argparse.SUPPRESS)
     cli.add_argument("--inherit-environ", help=argparse.SUPPRESS)  # workers inherit the whole environment
@@ -108,29 +113,16 @@ def run_settings_from(args) -> Settings:
     target = parse_percent(args.precision, preset.precision, "--precision")
     if not 0 < target < 1:
         raise UsageError(f"--precision {args.precision}: give a percentage between 0 and 100, e.g. 3%")
-    least = medians.least_rounds()
+    min_rounds = preset.min_rounds
     max_rounds = preset.max_rounds if args.max_rounds is None else args.max_rounds
-    cycles = preset.values if args.values is None else args.values
-    min_rounds, loops = least, args.loops
+    values = preset.values if args.values is None else args.values
+    loops = args.loops
     if args.debug_single_value:
-        args.rounds, cycles, loops = args.rounds or 1, 1, loops or 1
+        args.rounds, values, loops = args.rounds or 1, 1, loops or 1
     if args.rounds is not None:
-        if args.rounds < 1:
-            raise UsageError(f"--rounds {args.rounds}: give 1 or more ({least} or more for an interval)")
         min_rounds = max_rounds = args.rounds
-    elif max_rounds < least:
-        raise UsageError(f"--max-rounds {max_rounds}: give at least {least}, the fewest processes whose range is a "
-                         f"{medians.CONFIDENCE:.0%} interval for the median")
-    for option, value in (("--values", cycles), ("--loops", loops)):
-        if value is not None and value < 1:
-            raise UsageError(f"{option} {value}: give 1 or more")
-    if args.min_time <= 0:
-        raise UsageError(f"--min-time {args.min_time}: give a positive number of seconds")
-    if args.max_time is not None and args.max_time <= 0:
-        raise UsageError(f"--max-time {args.max_time}: give a positive number of minutes")
-    settings = run_settings(target, min_rounds, max_rounds, cycles, check_cpus(args.cpus))
-    return replace(settings, min_time=args.min_time, loops=loops,
-                   max_seconds=args.max_time * 60 if args.max_time else None)
+    return run_settings(target, min_rounds, max_rounds, values, args.cpus, min_time=args.min_time, loops=loops,
+                        max_minutes=args.max_time)
 
 
 def run(args, out: Output) -> int:
@@ -153,36 +145,31 @@ def run(args, out: Output) -> int:
     root = source_root()
     commit, dirty = commit_and_dirty(root) if root else ("unknown", False)
     path = run_output_path(args.output, args.append, commit, dirty, installed)
-    metadata = run_metadata(commit, dirty, settings, args.malloc_default, args.memcpy_default, args.with_specs,
-                            installed)
-    side = Side("run", source_root() or installed_root(), tuple(str(Path(d).resolve()) for d in args.case_dirs), python,
+    metadata = run_files.run_metadata(commit, dirty, settings, args.malloc_default, args.memcpy_default,
+                                      args.with_specs, installed)
+    side = Side("run", root or installed_root(), tuple(str(Path(d).resolve()) for d in args.case_dirs), python,
                 payloads=payload_arguments(args.payloads),  # a worker builds the payloads again
                 variables=tuple(environment.worker_variables(args.malloc_default, args.memcpy_default).items()))
     names = [bench.name for bench in benchmarks]
     floors = floors_of(benchmarks)
-    progress = RoundProgress(names, floors, settings)
+    progress = RoundProgress(names, floors, settings, say)
     interrupt_on_sigterm()  # a terminated run writes its file and table, as on Ctrl-C
     say(progress.opening())
     checkpoint = run_files.Checkpoint(path, metadata) if not args.append else (lambda session: None)
-    session = run_session([side], names, settings,
-                          lambda session, running, look, final: progress.settle(session, running, look, final, say),
-                          warn, floors=floors, progress=lambda step: progress.round_done(step, say),
-                          checkpoint=checkpoint)
+    session = run_session([side], names, settings, progress.settle, warn, floors=floors,
+                          progress=progress.round_done, checkpoint=checkpoint)
     refusals = refusal_summary(cases, args.payloads, args.patterns)  # what the tables leave out of a payload
     return _finish(session, names, path, metadata, args, progress, say, refusals, out)
 
 
 def _finish(session, names: list[str], path: str, metadata: dict, args, progress: RoundProgress, say,
-            refusals: list[str] = (), out: Output | None = None) -> int:
-    from serialbench.results.run_files import run_benchmarks, write
-
-    out = out or Output()
-    benches = run_benchmarks(session, metadata)
+            refusals: list[str], out: Output) -> int:
+    benches = run_files.run_benchmarks(session, metadata)
     if session.interrupted:
         out.say(f"interrupted after {session.rounds} rounds" + (f": the {len(benches)} benchmarks timed are in {path}"
                                                                  if benches else ": nothing written"))
     if benches:
-        write(path, benches, append=bool(args.append))
+        run_files.write(path, benches, append=bool(args.append))
         closing = progress.closing()
         if closing:
             say(closing)

@@ -83,7 +83,6 @@ def run(args, out: Output) -> int:
     say = out.say
     if args.plot:
         options.require_extra("--plot", "matplotlib", "plot")
-    options.check_explain_top(args)
     if args.merge:
         if args.explain:
             raise UsageError("--explain profiles the sides of a sweep it times; --merge times nothing (a part's "

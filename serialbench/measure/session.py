@@ -89,11 +89,25 @@ class Settings:
 CPUS = 2
 
 
-def run_settings(precision: float, min_rounds: int, max_rounds: int, values: int, cpus: int = CPUS) -> Settings:
-    """The run's rule: a look from min_rounds on, after every step of `cpus` rounds at once, and at the cap."""
+def run_settings(precision: float, min_rounds: int, max_rounds: int, values: int, cpus: int = CPUS,
+                 min_time: float = MIN_TIME, loops: int | None = None, max_minutes: float | None = None) -> Settings:
+    """The run's rule: a look from min_rounds on, after every step of `cpus` rounds at once, and at the cap
+    (or when max_minutes are spent)."""
     looks = tuple(range(min_rounds, max_rounds + 1, max(cpus, 1)))
-    return Settings(looks if looks[-1] == max_rounds else looks + (max_rounds,), values=values, precision=precision,
-                    cpus=cpus)
+    if looks[-1] != max_rounds:
+        looks += (max_rounds,)
+    return Settings(looks, max_minutes * 60 if max_minutes else None, min_time, values=values, loops=loops,
+                    precision=precision, cpus=cpus)
+
+
+def session_settings(max_rounds: int, max_minutes: float | None, min_time: float = MIN_TIME, cpus: int = CPUS,
+                     budget: float | None = None, rounds: int | None = None) -> Settings:
+    """compare's rule (and sweep's, bisect's, calibrate's): a look at each of LOOKS below max_rounds and at
+    max_rounds, within max_minutes; or exactly `rounds` rounds, with no time limit and no budget."""
+    if rounds is not None:
+        return Settings((rounds,), None, min_time, cpus=cpus)
+    looks = tuple(n for n in LOOKS if n < max_rounds) + (max_rounds,)
+    return Settings(looks, max_minutes * 60 if max_minutes else None, min_time, cpus=cpus, budget=budget)
 
 
 # The run's presets, from measurements on this project's 2-vCPU VM (docs/reference/run.md has them).

@@ -67,9 +67,15 @@ def spread(processes: dict[str, list[float]]) -> float | None:
     return max(spreads) if spreads else None
 
 
+def over_plain(processes: dict[str, list[float]], way: str) -> float | None:
+    """A way's median over the plain loop's, for one benchmark; None without both."""
+    if not processes.get(way) or not processes.get("plain"):
+        return None
+    return statistics.median(processes[way]) / statistics.median(processes["plain"])
+
+
 def panel_ratios(names: list[str], timed: dict[str, dict[str, list[float]]]) -> dict[str, list[float]]:
     """Each harness's median over the plain loop's, per benchmark, sorted: a harness that adds or
     removes something shifts the median ratio; noise only widens the range."""
-    return {way: sorted(statistics.median(timed[way][name]) / statistics.median(timed["plain"][name])
-                        for name in names if timed[way].get(name) and timed["plain"].get(name))
-            for way in WAYS[:2]}
+    ratios = {way: [over_plain(processes_of(name, timed), way) for name in names] for way in WAYS[:2]}
+    return {way: sorted(ratio for ratio in found if ratio is not None) for way, found in ratios.items()}

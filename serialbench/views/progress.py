@@ -9,7 +9,6 @@ bare "unstable", and a row whose processes ran at two speeds names both.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from serialbench.core import medians
@@ -20,16 +19,16 @@ from serialbench.verdicts.timings import Timing
 
 
 def timing_words(timing: Timing, target: float) -> str:
-    """`6.45 us +-1.2%, 3.21x +-0.8%`, the two speeds of a row that has them, `at the cap` when short."""
+    """`6.45 us +-1.2%, 3.21x of the floor +-0.8% (6 processes)`, the two speeds of a row that has them, and
+    `short of +-3.0%` where the precision was not reached."""
     words = f"{format_time(timing.median)} {_width(timing.width)}"
     if timing.multiple is not None:
         words += f", {format_ratio(timing.multiple)} of the floor {_width(timing.multiple_width)}"
     if timing.modes:
         words += (f"; two speeds: {format_time(timing.modes.fast)} and {format_time(timing.modes.slow)} "
                   f"({len(timing.modes.slow_rounds)} of {timing.rounds} processes slow)")
-    processes = f"{timing.rounds} process" + ("" if timing.rounds == 1 else "es")
-    return words + (f" ({processes})" if timing.reached(target) else f", short of +-{format_percent(target)} "
-                                                                      f"({processes})")
+    short = "" if timing.reached(target) else f", short of +-{format_percent(target)}"
+    return f"{words}{short} ({timing.rounds} process{'' if timing.rounds == 1 else 'es'})"
 
 
 def precision_words(found: Timing | None, target: float | None) -> str:
@@ -56,8 +55,8 @@ class RoundProgress:
     """The settling of one run: which benchmarks stop after each round, and the lines that say so."""
 
     def __init__(self, names: Sequence[str], floors: Mapping[str, str | None], settings: Settings,
-                 clock: Callable[[], float] = time.monotonic):
-        self.names, self.floors, self.settings, self.clock = list(names), floors, settings, clock
+                 say: Callable[[str], None] = lambda line: None):
+        self.names, self.floors, self.settings, self.say = list(names), floors, settings, say
         self.target = settings.precision
         self.settled: dict[str, Timing | None] = {}
         self.reached = 0
@@ -90,15 +89,14 @@ class RoundProgress:
                     f"{format_duration(step.seconds_for(rounds_left))})"
         return line
 
-    def round_done(self, step: RoundDone, say: Callable[[str], None]) -> None:
+    def round_done(self, step: RoundDone) -> None:
         """After each round and its look: the round's line, and why the run ends early if it does."""
-        say(self.round_line(step))
+        self.say(self.round_line(step))
         if step.time_up and step.round < self.settings.max_rounds:
-            say(f"time is up ({self.settings.max_seconds / 60:g} min): {step.running} benchmarks end with the "
+            self.say(f"time is up ({self.settings.max_seconds / 60:g} min): {step.running} benchmarks end with the "
                 "processes they have")
 
-    def settle(self, session: Session, running: Sequence[str], look_index: int, final: Collection[str],
-               say: Callable[[str], None]) -> set[str]:
+    def settle(self, session: Session, running: Sequence[str], look_index: int, final: Collection[str]) -> set[str]:
         """The benchmarks of `running` that stop now (the rule: verdicts/stopping.py); a line for each."""
         stopped = run_stops(session.runs[session.sides[0].label], running, self.floors, final, self.target)
         for name, found in stopped.items():
@@ -106,7 +104,7 @@ class RoundProgress:
             if found is None:
                 continue
             self.reached += found.reached(self.target)
-            say(f"[{len(self.settled)}/{len(self.names)}] {name}  {timing_words(found, self.target)}")
+            self.say(f"[{len(self.settled)}/{len(self.names)}] {name}  {timing_words(found, self.target)}")
         return set(stopped)
 
     def closing(self) -> str | None:
