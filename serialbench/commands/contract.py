@@ -121,6 +121,16 @@ class Output:
         if path is not None:
             self.write_file(path, content() if callable(content) else content, what or KINDS.get(dest, dest))
 
+    def document(self, document) -> None:
+        """A command's answer drawn from one document (views/table.py's Document): its text printed (an
+        empty one, nothing), its Markdown and JSON written to --markdown and --json where they were given, in
+        the order the command declared them."""
+        answer = document.text()
+        if answer:
+            self.print(answer)
+        for dest in [dest for dest in self.files if dest in KINDS]:
+            self.write(dest, getattr(document, dest))
+
     def claim(self, path: str | os.PathLike, what: str) -> Path:
         """A file the command writes that no option names (memory's companion): the same policy."""
         return claim(path, what)

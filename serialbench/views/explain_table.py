@@ -12,14 +12,13 @@ the step's line (views/bisect_steps.py); their JSON has the `explain` object in 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from serialbench.core.formatting import format_time
 from serialbench.verdicts.explain import Explanation
 from serialbench.views import table
-from serialbench.views.table import Column, Table, column, number
+from serialbench.views.table import COUNT_DIGITS, Column, Table, column, number
 
 UNEXPLAINED = {"s": "the loop around the op, and the error of taking cProfile's own cost out of each call",
                "instructions": "outside every function callgrind names", "cycles": "outside every function"}
@@ -45,9 +44,6 @@ def _amount(unit: str, value: float | None, signed: bool = False) -> str:
         return f"{round(value):+,}" if signed else f"{round(value):,}"
     text = format_time(abs(value)) if value else "0"
     return ("-" if value < 0 else "+" if signed else "") + text
-
-
-COUNT_DIGITS = 12  # a count keeps every digit
 
 
 def _json(unit: str, value: float | None) -> float | None:
@@ -141,16 +137,6 @@ def hanging(explanations: Mapping[str, Explanation] | Mapping[str, dict], top: i
                 row.data["explain"] = found[row.data["name"]]
                 row.block = block_table(found[row.data["name"]])
     return hang
-
-
-def with_failures(as_json: Callable[[], str], not_explained: Mapping[str, str]) -> Callable[[], str]:
-    """A --json writer whose JSON also says which decided rows --explain could not explain, and why
-    (`explain_failed`: {name: why})."""
-    def written() -> str:
-        data = json.loads(as_json())
-        data["explain_failed"] = dict(not_explained)
-        return json.dumps(data, indent=1) + "\n"
-    return written
 
 
 def failures(not_explained: Mapping[str, str]) -> Sequence[str]:
