@@ -129,7 +129,7 @@ ROWS = [Compared("fmt/impl/float32/1K", 1.0e-6, 1.5e-6, SLOWER), Compared("fmt/o
 
 def explained_rows():
     found = explain("fmt/impl/float32/1K", BASE, HEAD, 1.0e-6, 1.5e-6)
-    return explain_table.hanging({"fmt/impl/float32/1K": found}, 2)
+    return explain_table.hanging({"fmt/impl/float32/1K": explain_table.record(found, 2)})
 
 
 def test_the_block_hangs_under_its_row_top_movers_then_the_rest_the_unexplained_and_the_measured_change():

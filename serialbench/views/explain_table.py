@@ -125,11 +125,9 @@ def grid_block(found: Mapping[str, dict]) -> Table:
     return named
 
 
-def hanging(explanations: Mapping[str, Explanation] | Mapping[str, dict], top: int = 0) -> Callable[[Table], None]:
+def hanging(found: Mapping[str, dict]) -> Callable[[Table], None]:
     """What hangs the explanations on a verdict table's rows (by their `name`): each explained row's block,
-    and its `explain` object in its JSON keys. Explanations, or `explain` objects read back from the side
-    files."""
-    found = {name: item if isinstance(item, dict) else record(item, top) for name, item in explanations.items()}
+    and its `explain` object (`record`, or read back from the side files) in its JSON keys."""
 
     def hang(verdicts: Table) -> None:
         for row in verdicts.rows:
