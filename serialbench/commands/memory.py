@@ -70,9 +70,7 @@ def run(args, out: Output) -> int:
         for name in missing:
             out.say(f"  {name}: not measured (the case is not available here)")
     out.write_file(out_path, memory_file(results.path, measured, overheads, args.calls), "memory")
-    shown = [result for result in select_results(load(args.results), args.patterns, args.tier, selected_inputs(args))
-             if result.name in measured]
-    out.document(benchmem_document(shown, str(out_path)))
+    show(args, out, out_path)
     if failed:
         out.say(f"{len(failed)} of {len(selected)} benchmarks not measured: {', '.join(failed)}")
         return 1
@@ -81,11 +79,15 @@ def run(args, out: Output) -> int:
 
 def show_measured(args, out: Output, path) -> int:
     """A companion that exists is never measured over: its figures are the answer."""
-    shown = [result for result in select_results(load(args.results), args.patterns, args.tier, selected_inputs(args))
-             if result.memory is not None]
     out.say(f"{path} exists and is never overwritten: its figures follow; remove it to measure again")
-    out.document(benchmem_document(shown, str(path)))
+    show(args, out, path)
     return 0
+
+
+def show(args, out: Output, path) -> None:
+    """The figures of the companion `path` for the selected benchmarks (views/benchmem.py shows those it has)."""
+    selected = select_results(load(args.results), args.patterns, args.tier, selected_inputs(args))
+    out.document(benchmem_document(selected, str(path)))
 
 
 def _run_worker(names: list[str], case_dirs: list[str], calls: int, payloads: list[str]) -> list[dict]:

@@ -3,8 +3,8 @@ level its verdict used, the verdict; the whole selection's row last.
 
 The columns are declared once (`verdict_columns`): header, cell, JSON keys and legend sentence each,
 and the text table (the terminal), the Markdown table (a pull-request comment), the JSON and the legend
-all read them: one document (`compare_document`, views/table.py) holds them. A new statistic of a verdict is a field of
-vocabulary.Verdict and one Column here. The legend is the one rule that explains every row's word from
+all read them, from one document (`compare_document`, views/table.py). A new statistic of a verdict is
+a field of vocabulary.Verdict and one Column here. The legend is the one rule that explains every row's word from
 its interval; report's two-file grids show it too.
 """
 
