@@ -40,7 +40,7 @@ def _event_column(header: str, events: tuple[str, ...]) -> Column:
                   lambda row: dict(zip((f"base_{key}", f"head_{key}"), map(_count, _events(row, events)))))
 
 
-def count_columns(mode: str, base: str, head: str, tolerance: float) -> list[Column]:
+def count_columns(mode: str, base: str, head: str) -> list[Column]:
     name = column("name", "benchmark", lambda row: row.name, left=True, code=True)
     verdict = column("verdict", "verdict", lambda row: row.verdict, left=True)
     if mode == "memory":
@@ -87,7 +87,7 @@ def counts_document(mode: str, rows: Sequence[Counted], base: str, head: str, to
                     failed: Mapping[str, str] | None = None, fail_on: str | None = None, gate: Sequence[str] = (),
                     hang: Hang = lambda _: None) -> Document:
     """The table of a count, what the counts are under it, and the JSON's keys."""
-    counted = Table.of(count_columns(mode, base, head, tolerance), rows)
+    counted = Table.of(count_columns(mode, base, head), rows)
     hang(counted)
     return Document([counted], notes=[note(mode, tolerance)], keys={
         "base": base, "head": head, "mode": mode, "unit": UNITS[mode], "tolerance": tolerance,

@@ -26,7 +26,8 @@ UNEXPLAINED = {"s": "the loop around the op, and the error of taking cProfile's 
 
 @dataclass(frozen=True)
 class Line:
-    """A line of the block: a function, or a total (the rest, unexplained, measured)."""
+    """A line of the block read back from an `explain` object: a function, or a total (the rest,
+    unexplained, measured). It has the fields of verdicts/explain.py's Moved, which `record` lays out."""
 
     label: str
     base_own: float | None = None
@@ -67,14 +68,12 @@ def record(explanation: Explanation, top: int) -> dict:
     each side's cost that no function holds. Every output's block is drawn from it (`block_table`), and
     the side files keep it, so that `report` draws the very block compare did."""
     unit = explanation.unit
-    shown = [Line(m.label, m.base_own, m.head_own, m.change, m.base_inclusive, m.head_inclusive, m.mark)
-             for m in explanation.top(top)]
     return {"unit": unit, "base": _json(unit, explanation.base), "head": _json(unit, explanation.head),
             "change": _json(unit, explanation.change), "unexplained": _json(unit, explanation.unexplained),
             "unattributed": [_json(unit, value) for value in explanation.unattributed],
             "rest": _json(unit, explanation.rest(top)), "functions_total": len(explanation.moved),
             "scales": [number(scale) for scale in explanation.scales], "calls": list(explanation.calls),
-            "top": table.records(Table.of(explain_columns(unit), shown))}
+            "top": table.records(Table.of(explain_columns(unit), explanation.top(top)))}
 
 
 def lines(found: dict) -> list[Line]:

@@ -136,10 +136,6 @@ class Table:
                     group(item) if group else None) for item in objects]
         return cls(shown, rows, **fields)
 
-    def legend_lines(self) -> list[str]:
-        """The columns' legend lines, in column order."""
-        return [c.legend for c in self.columns if c.legend]
-
 
 def by_format(label: str) -> str:
     """The group of a FORMAT/IMPL row: its format."""

@@ -159,7 +159,7 @@ def legend(paired: bool = True, min_effect: float = stats.MIN_EFFECT,
            words: Collection[str] | None = None, apart: bool = False) -> list[str]:
     """The footnotes under the table, at most six lines: every column's, the rule of each verdict word in
     `words` (all by default), and the page that says it all."""
-    columns = Table.of(compare_columns("BASE", "HEAD", paired, apart), ()).legend_lines()
+    columns = [c.legend for c in compare_columns("BASE", "HEAD", paired, apart) if c.legend]
     return packed([*columns, *word_notes(min_effect, words), f"the rules in full: {STATISTICS_PAGE}"])
 
 
