@@ -12,7 +12,8 @@ A command is a module of serialbench/commands/ with three names:
 benchstat: a whole-command test needs no subprocess. Before the command does any work it claims
 every output file that was given: one policy, never overwritten, refused in one message
 (`claim`). The Output owns what leaves the command: the answer on stdout, progress and notes on
-stderr (`say`), and the files, each announced on stderr once written. A command is imported only
+stderr (`say`), and the files, each announced on stderr once written; an answer that is one document
+(views/table.py's Document) is printed and written from it at once (`document`). A command is imported only
 when used (`load`), so that `list` and the workers stay cheap. The processes that serialbench
 starts itself are not commands: their hidden entry points are in serialbench/workers.py.
 """

@@ -2,8 +2,9 @@
 read back by verdicts/steps.sweep_from_json).
 
 The keys are the verdict columns' (views/verdict_table.py): the JSON has every column the tables
-have. Changes are fractions (+0.05: 5% more time), times are seconds per op, verdicts are the
-table's words; a number that is not finite (an interval that a round or two cannot give) is null.
+have; compare's (and report BASE NEW's) is its document's (`compare_document`). Changes are fractions
+(+0.05: 5% more time), times are seconds per op, verdicts are the table's words; a number that is not
+finite (an interval that a round or two cannot give) is null.
 """
 
 from __future__ import annotations
