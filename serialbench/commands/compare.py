@@ -218,11 +218,9 @@ def show_verdicts(args, out: Output, judge, session, base: Side, head: Side, min
 
     rows, selection = judge.rows(session), judge.selection()
     gate = failing(rows, args.fail_on, selection)
-    document = compare_document(rows, base.description, head.description, min_effect, session.failed, selection,
-                                fail_on=args.fail_on, gate=gate, hang=hang)
-    if explained:
-        document.keys["explain_failed"] = dict(explained[1])
-    out.document(document)
+    out.document(compare_document(rows, base.description, head.description, min_effect, session.failed, selection,
+                                  fail_on=args.fail_on, gate=gate, hang=hang,
+                                  explain_failed=explained[1] if explained else None))
     out.print(f"{count} benchmarks, {session.rounds} rounds in {session.seconds / 60:.1f} min")
     if session.budget_rounds:
         from serialbench.views.progress import budget_line
@@ -250,11 +248,8 @@ def show_counts(args, out: Output, mode: str, rows, failed: dict[str, str], base
         if not explained[0]:
             out.say(f"--explain: no benchmark counts more or fewer {mode}; nothing to explain")
         hang = explain_hang(args, out, explained)[0]
-    document = counts_document(mode, rows, base.description, head.description, tolerance, failed, args.fail_on,
-                               gate, hang)
-    if args.explain:
-        document.keys["explain_failed"] = {}
-    out.document(document)
+    out.document(counts_document(mode, rows, base.description, head.description, tolerance, failed, args.fail_on,
+                                 gate, hang, explain_failed={} if args.explain else None))
     return failures(args, out, failed, "counted", gate, "benchmarks")
 
 

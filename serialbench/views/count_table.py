@@ -85,11 +85,13 @@ Hang = Callable[[Table], None]  # hangs the rows' blocks (compare --explain's) o
 
 def counts_document(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float,
                     failed: Mapping[str, str] | None = None, fail_on: str | None = None, gate: Sequence[str] = (),
-                    hang: Hang = lambda _: None) -> Document:
-    """The table of a count, what the counts are under it, and the JSON's keys."""
+                    hang: Hang = lambda _: None, explain_failed: Mapping[str, str] | None = None) -> Document:
+    """The table of a count, what the counts are under it, and the JSON's keys (with --explain,
+    `explain_failed`: the rows it could not explain, and why)."""
     counted = Table.of(count_columns(mode, base, head), rows)
     hang(counted)
     return Document([counted], notes=[note(mode, tolerance)], keys={
         "base": base, "head": head, "mode": mode, "unit": UNITS[mode], "tolerance": tolerance,
         "benchmarks": counted, "failed": dict(failed or {}),
-        "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None})
+        "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None,
+        **({"explain_failed": dict(explain_failed)} if explain_failed is not None else {})})

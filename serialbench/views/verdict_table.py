@@ -182,11 +182,13 @@ def summary_line(rows: Sequence[Compared], min_effect: float) -> str:
 def compare_document(rows: Sequence[Compared], base: str, head: str, min_effect: float,
                      failed: Mapping[str, str] | None = None, selection: vocabulary.Verdict | None = None,
                      paired: bool = True, fail_on: str | None = None, gate: Sequence[str] = (),
-                     hang: Callable[[Table], None] = lambda _: None) -> Document:
+                     hang: Callable[[Table], None] = lambda _: None,
+                     explain_failed: Mapping[str, str] | None = None) -> Document:
     """compare's answer (and report BASE NEW's JSON): the table of the sides `base` and `head` (their
     descriptions), the selection's row last; the counts of each word and the footnotes of the words it
     has. Its JSON: every row (with its block where `hang` hangs one), the selection's, what was not
-    compared, and with --fail-on the rows that fail it (`gate`).
+    compared, with --fail-on the rows that fail it (`gate`), with --explain the decided rows it could not
+    explain and why (`explain_failed`).
 
     Sides whose names would make the terminal's table wider than MAX_WIDTH are named on a line of their
     own above it, their columns headed by their role ('BASE', 'HEAD'). `hang` hangs the rows' blocks
@@ -207,7 +209,8 @@ def compare_document(rows: Sequence[Compared], base: str, head: str, min_effect:
         "base": base, "head": head, "min_effect": min_effect, "paired": paired,
         "benchmarks": Table(verdicts.columns, verdicts.rows[:len(rows)]),
         "selection": verdict_record(selection, paired) if selection is not None else None,
-        "failed": dict(failed or {}), "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None})
+        "failed": dict(failed or {}), "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None,
+        **({"explain_failed": dict(explain_failed)} if explain_failed is not None else {})})
 
 
 def verdict_record(verdict: vocabulary.Verdict, paired: bool = True) -> dict:
