@@ -162,6 +162,14 @@ def test_the_block_is_the_rows_table_in_markdown_and_its_explain_object_in_json(
     assert [line["function"] for line in rows["fmt/impl/float32/1K"]["block"]][-2:] == ["unexplained", "measured"]
 
 
+
+def test_the_json_says_which_decided_rows_explain_could_not_explain_only_with_explain():
+    failed = {"fmt/impl/float32/1K": "HEAD: the profile failed"}
+    with_explain = json.loads(compare_document(ROWS, "base", "head", 0.05, explain_failed=failed).json())
+    assert with_explain["explain_failed"] == failed and list(with_explain)[-1] == "explain_failed"
+    assert "explain_failed" not in json.loads(compare_document(ROWS, "base", "head", 0.05).json())
+
+
 def test_a_report_grid_row_with_two_explained_tiers_names_each_with_its_block_under_it():
     found = explain_table.record(explain("fmt/impl/float32/1K", BASE, HEAD, 1.0e-6, 1.5e-6), 2)
     alone = table_text(explain_table.grid_block({"fmt/impl/float32/1K": found}))
