@@ -4,8 +4,8 @@ level its verdict used, the verdict; the whole selection's row last.
 The columns are declared once (`verdict_columns`): header, cell, JSON keys and legend sentence each,
 and the text table (the terminal), the Markdown table (a pull-request comment), the JSON and the legend
 all read them, from one document (`compare_document`, views/table.py). A new statistic of a verdict is
-a field of vocabulary.Verdict and one Column here. The legend is the one rule that explains every row's word from
-its interval; report's two-file grids show it too.
+a field of vocabulary.Verdict and one Column here. The legend is the one rule that explains every row's
+word from its interval; report's two-file grids show it too.
 """
 
 from __future__ import annotations
@@ -197,15 +197,15 @@ def compare_document(rows: Sequence[Compared], base: str, head: str, min_effect:
     verdicts = Table.of(compare_columns(*labels, paired), lines(rows, selection))
     named, terminal = [], None
     if max(map(len, table.text(verdicts))) > MAX_WIDTH:
-        named = [f"{role}: {clipped(name, MAX_WIDTH - len(role) - 2)}" for role, name in (("BASE", base),
-                                                                                           ("HEAD", head))]
+        named = [f"{role}: {clipped(name, MAX_WIDTH - len(role) - 2)}"
+                 for role, name in (("BASE", base), ("HEAD", head))]
         named = ["; ".join(named)] if len("; ".join(named)) <= MAX_WIDTH else named
         terminal = [dataclasses.replace(verdicts, columns=[c for c in compare_columns("BASE", "HEAD", paired)
                                                            if c.text is not None])]
     hang(verdicts)
     words = {row.verdict.word for row in rows} | ({selection.word} if selection is not None else set())
-    return Document([verdicts], named, terminal, notes=[summary_line(rows, min_effect),
-                                                        legend(paired, min_effect, words)], keys={
+    notes = [summary_line(rows, min_effect), legend(paired, min_effect, words)]
+    return Document([verdicts], named, terminal, notes=notes, keys={
         "base": base, "head": head, "min_effect": min_effect, "paired": paired,
         "benchmarks": Table(verdicts.columns, verdicts.rows[:len(rows)]),
         "selection": verdict_record(selection, paired) if selection is not None else None,
