@@ -49,6 +49,10 @@ COLUMNS: list[Column] = [
 ]
 
 
+def by_case(check: Check) -> str:
+    return check.trial.case.label
+
+
 def verify_document(checks: Sequence[Check], words: Sequence[str] | None = None) -> Document:
     """The table, its closing line under it, and the JSON's keys. The terminal's table has its closing
     line apart (on stderr when a check failed); with `words` (--matrix, a payload each) the payload
@@ -57,13 +61,11 @@ def verify_document(checks: Sequence[Check], words: Sequence[str] | None = None)
     timed = [c for c in checks if c.trial.timed]
     closing = (f"verify: {len(failed)} of {len(timed)} timing benchmarks are not lossless: {', '.join(failed)}"
                if failed else f"verify: all {len(timed)} timing benchmarks are lossless")
-    checked = Table.of(COLUMNS, checks, group=lambda c: c.trial.case.label, notes=[closing])
+    checked = Table.of(COLUMNS, checks, group=by_case, notes=[closing])
     terminal = [dataclasses.replace(checked, notes=[])]
-    if words is not None:
-        rest = [c for c in checks if c.trial.payload is None]
-        matrix = payload_matrix(checks, words)
-        terminal = [*([matrix] if matrix else []), *([Table.of(COLUMNS, rest, group=lambda c: c.trial.case.label)]
-                                                     if rest else [])]
+    if words is not None:  # the matrix, and the table of what is not a payload; either only where it has rows
+        rest = Table.of(COLUMNS, [c for c in checks if c.trial.payload is None], group=by_case)
+        terminal = [shown for shown in (payload_matrix(checks, words), rest) if shown is not None and shown.rows]
     return Document([checked], terminal=terminal, keys={"checks": checked, "timed": len(timed), "failed": failed,
                                                         "closing": closing})
 
