@@ -310,12 +310,13 @@ def test_calibrate_wraps_every_case_under_its_prefix_and_keeps_its_bytes(tmp_pat
 
 
 def summarise(a_a, a_b, slowdowns, min_effect, landed):
-    """calibrate's table and counts, as the command prints them: its variants named without their prefix."""
+    """calibrate's table and counts, as the command prints them above its closing line: its variants named
+    without their prefix."""
     from serialbench.measure.slowdown import FORMAT_PREFIX
-    from serialbench.views.calibrate_table import calibrated
-    from serialbench.views.calibrate_table import summarise as lines
+    from serialbench.views.calibrate_table import calibrate_document, calibrated
 
-    return lines(calibrated(a_a, a_b, slowdowns, landed, FORMAT_PREFIX), slowdowns, min_effect)
+    rows = calibrated(a_a, a_b, slowdowns, landed, FORMAT_PREFIX)
+    return calibrate_document(rows, slowdowns, min_effect, "closing").text().splitlines()[:-1]
 
 
 def test_calibrate_summary_counts_and_scales_its_targets():
@@ -525,15 +526,15 @@ def test_a_relative_interpreter_path_is_made_absolute(monkeypatch, tmp_path):
 
 
 def test_sides_whose_names_would_widen_the_table_past_160_columns_are_named_above_it():
-    from serialbench.views.verdict_table import format_table
+    from serialbench.views.verdict_table import compare_document
 
     verdict = vocabulary.Verdict(change=-0.985, low=-0.986, high=-0.984, level=0.975, detectable=0.04,
                                  word=vocabulary.FASTER, rounds=16, p_value=1e-4)
     rows = [comparison.Compared("triton-binary/decode-kserve/float32/1K", 305e-6, 4.65e-6, verdict)]
-    short = format_table(rows, "BASE msgpack 1.0.8", "HEAD msgpack 1.1.2", 0.02).splitlines()
+    short = compare_document(rows, "msgpack 1.0.8", "msgpack 1.1.2", 0.02).text().splitlines()
     assert short[0].startswith("benchmark") and "BASE msgpack 1.0.8" in short[0]
     for base in ("kserve 0.20.0 (commit aaac4e29)", "a side named at length " * 20):
-        shown = format_table(rows, f"BASE {base}", "HEAD kserve 0.20.0 (work tree)", 0.02).splitlines()
+        shown = compare_document(rows, base, "kserve 0.20.0 (work tree)", 0.02).text().splitlines()
         assert max(map(len, shown)) <= 160
         assert shown[0].startswith(f"BASE: {base[:40]}") and "HEAD: kserve 0.20.0 (work tree)" in "\n".join(shown[:2])
         header = next(line for line in shown if line.startswith("benchmark"))

@@ -9,7 +9,7 @@ import pytest
 
 from serialbench.measure.instructions import Count, estimated_cycles
 from serialbench.verdicts.counts import count_rows, memory_verdict
-from serialbench.views.count_table import format_counts
+from serialbench.views.count_table import counts_document
 from tests.helpers import assert_one_line_usage_error, run_serialbench, serialbench
 
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None,
@@ -97,7 +97,7 @@ def test_the_cycles_table_names_the_weights_and_flags_more_cycles():
     pairs = [(counts(1e6, 1e4, 0), counts(1e6, 1e4, 0)), (counts(1e6, 1e4, 0), counts(1.01e6, 1.4e5, 0))]
     counted, failed = count_rows("cycles", ["a/same/float32/1M", "a/copy/float32/1M"], pairs, 0.01)
     assert failed == {}
-    table = format_counts("cycles", counted, "base", "head", 0.01)
+    table = counts_document("cycles", counted, "base", "head", 0.01).text()
     rows = rows_of(table, "a/")
     assert rows["a/same/float32/1M"][-1] == "same"
     assert rows["a/copy/float32/1M"][-2:] == ["more", "cycles"]

@@ -23,7 +23,7 @@ from serialbench.views import explain_table
 from serialbench.views.site.pages import compare_page
 from serialbench.views.table import text as table_text
 from serialbench.views.verdict_json import compare_json
-from serialbench.views.verdict_table import format_table, markdown_table
+from serialbench.views.verdict_table import compare_document
 from tests import toys
 from tests.helpers import assert_one_line_usage_error, in_process, run_serialbench, written_results
 
@@ -129,11 +129,11 @@ ROWS = [Compared("fmt/impl/float32/1K", 1.0e-6, 1.5e-6, SLOWER), Compared("fmt/o
 
 def explained_rows():
     found = explain("fmt/impl/float32/1K", BASE, HEAD, 1.0e-6, 1.5e-6)
-    return explain_table.hanging({"fmt/impl/float32/1K": found}, 2)
+    return explain_table.hanging({"fmt/impl/float32/1K": explain_table.record(found, 2)})
 
 
 def test_the_block_hangs_under_its_row_top_movers_then_the_rest_the_unexplained_and_the_measured_change():
-    lines = format_table(ROWS, "BASE", "HEAD", 0.05, hang=explained_rows()).splitlines()
+    lines = compare_document(ROWS, "base", "head", 0.05, hang=explained_rows()).text().splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("fmt/impl/float32/1K"))
     block = lines[at + 1:at + 11]  # its heading, header, 5 lines and 2 notes; then the next row
     assert block[0] == "    where the time per op moved: the top 2 of 4 functions by change of own time"
@@ -147,7 +147,7 @@ def test_the_block_hangs_under_its_row_top_movers_then_the_rest_the_unexplained_
 
 
 def test_the_block_is_the_rows_table_in_markdown_and_its_explain_object_in_json():
-    markdown = markdown_table(ROWS, "BASE", "HEAD", 0.05, hang=explained_rows())
+    markdown = compare_document(ROWS, "base", "head", 0.05, hang=explained_rows()).markdown()
     after = markdown.split("\n\nfmt/impl/float32/1K:\n\n", 1)[1].splitlines()
     assert after[0] == "where the time per op moved: the top 2 of 4 functions by change of own time"
     assert after[2].startswith("| function") and "`lib/a.py:50(new_copy)`" in after[4]
@@ -160,6 +160,14 @@ def test_the_block_is_the_rows_table_in_markdown_and_its_explain_object_in_json(
     assert sum(row["change"] for row in record["top"]) + record["rest"] + record["unexplained"] == \
         pytest.approx(record["change"])
     assert [line["function"] for line in rows["fmt/impl/float32/1K"]["block"]][-2:] == ["unexplained", "measured"]
+
+
+
+def test_the_json_says_which_decided_rows_explain_could_not_explain_only_with_explain():
+    failed = {"fmt/impl/float32/1K": "HEAD: the profile failed"}
+    with_explain = json.loads(compare_document(ROWS, "base", "head", 0.05, explain_failed=failed).json())
+    assert with_explain["explain_failed"] == failed and list(with_explain)[-1] == "explain_failed"
+    assert "explain_failed" not in json.loads(compare_document(ROWS, "base", "head", 0.05).json())
 
 
 def test_a_report_grid_row_with_two_explained_tiers_names_each_with_its_block_under_it():

@@ -138,7 +138,7 @@ def test_verify_table():
         Check(Trial(json_case, "nan-inf", None), Fidelity(LOSSY, "NaN and ±Inf -> null (3 of 8 values)")),
         Check(Trial(json_case, "big-endian", None), Fidelity(REJECTED, "TypeError: not supported")),
     ]
-    check_golden("verify.txt", verify_table.format_table(checks) + "\n")
+    check_golden("verify.txt", verify_table.verify_document(checks).text() + "\n")
 
 
 def verdict(change, low, high, word, rounds=16, detectable=0.021, p_value=0.5, level=0.95, modes=None):
@@ -162,9 +162,9 @@ SELECTION = verdict(0.071, 0.054, 0.088, SLOWER, rounds=8, detectable=None)
 
 
 def test_compare_table_text_and_markdown():
-    labels = ("BASE msgpack 1.0.8", "HEAD msgpack 1.1.2")
-    check_golden("compare.txt", verdict_table.format_table(COMPARE_ROWS, *labels, 0.02, selection=SELECTION) + "\n")
-    check_golden("compare.md", verdict_table.markdown_table(COMPARE_ROWS, *labels, 0.02, selection=SELECTION))
+    document = verdict_table.compare_document(COMPARE_ROWS, "msgpack 1.0.8", "msgpack 1.1.2", 0.02, selection=SELECTION)
+    check_golden("compare.txt", document.text() + "\n")
+    check_golden("compare.md", document.markdown())
 
 
 TIERS_BYTES = (("1K", 4_000), ("10K", 40_000), ("100K", 400_000), ("1M", 4_000_000))

@@ -1,4 +1,5 @@
-"""core/tables.py: the one text renderer and the one Markdown renderer of every table."""
+"""core/tables.py: the one text renderer and the one Markdown renderer of every table; views/table.py's Document:
+a command's whole answer, laid out once for the terminal, Markdown and JSON."""
 
 from serialbench.core.tables import markdown_table, text_table
 
@@ -30,3 +31,22 @@ def test_multi_line_cells_blank_separators_and_rules():
 def test_markdown_escapes_pipes_and_joins_lines():
     assert markdown_table([("name", "time"), ("a|b", ["1 us", "2x"])]) == [
         "| name | time |", "|---|---:|", "| a\\|b | 1 us<br>2x |"]
+
+
+def test_a_document_lays_out_its_head_tables_legend_and_notes_once_for_text_markdown_and_json():
+    import json
+
+    from serialbench.views.table import Document, Table, column
+
+    columns = [column("name", "name", lambda row: row[0], left=True), column("time", "time", lambda row: row[1])]
+    first, second = Table.of(columns, [("a", "1 us")], title="first"), Table.of(columns, [("b", "2 us")])
+    document = Document([first, second], head=["above"], legend="under the tables",
+                        notes=["a line", ["one", "two"]], keys={"kind": "x", "rows": second})
+    assert document.text().splitlines() == [
+        "above", "first", "----------", "name  time", "----------", "a     1 us", "----------", "",
+        "name  time", "b     2 us", "under the tables", "", "a line", "one", "two"]
+    assert document.markdown().splitlines() == [
+        "### first", "", "| name | time |", "|---|---:|", "| a | 1 us |", "",
+        "| name | time |", "|---|---:|", "| b | 2 us |", "", "under the tables", "", "a line", "", "- one", "- two"]
+    assert json.loads(document.json()) == {"kind": "x", "rows": [{"name": "b", "time": "2 us"}]}
+    assert Document([first], terminal=[]).text() == "" and Document([]).markdown() == "\n"

@@ -58,15 +58,6 @@ def run_fast(names_or_patterns: list[str], output: Path, log, what: str, say) ->
     return seconds, status
 
 
-def run_compare(pattern: str, log, scratch: Path, say) -> tuple[float, int]:
-    """An A/A compare of this serialbench against itself (two sides on this interpreter): what a
-    round costs does not depend on what differs, and it needs no git checkout."""
-    command = serialbench_command("compare", "--base-python", sys.executable, "--head-python", sys.executable,
-                                  "-b", pattern)
-    seconds, status, _ = timed(command, log, scratch, "compare", say)
-    return seconds, status
-
-
 def arguments(cli: Parser) -> None:
     cli.add_argument("--format", default=DEFAULT_FORMAT, help=f"the one format to time (default {DEFAULT_FORMAT})")
     cli.add_argument("--skip", default="", metavar="STEP[,STEP]", help=f"leave out steps: {', '.join(STEPS)}")
@@ -106,12 +97,12 @@ def run(args, out: Output) -> int:
             rows.append(Timed(f"{fmt} --fast", ran, seconds, TARGETS["format"], status=status))
             out.say(f"timed: {rows[-1].what}")
         if "compare" not in skip:
-            seconds, status = run_compare(f"{fmt}/*", log, Path(tmp), out.say)
+            # An A/A compare of this serialbench against itself (two sides on this interpreter): what a round
+            # costs does not depend on what differs, and it needs no git checkout.
+            command = serialbench_command("compare", "--base-python", sys.executable, "--head-python", sys.executable,
+                                          "-b", f"{fmt}/*")
+            seconds, status, _ = timed(command, log, Path(tmp), "compare", out.say)
             rows.append(Timed(f"compare (A/A) -b '{fmt}/*'", per_format[fmt], seconds, None, status=status))
-    out.print(report(rows))
-    out.print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs; "
-          f"{len(names)} benchmarks in the default run")
-    failed = [row.what for row in rows if row.status]
-    if failed:
-        out.print(f"some benchmarks failed in: {', '.join(failed)} (their time is included)")
+    out.document(report(rows, f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on "
+                              f"{os.cpu_count()} CPUs; {len(names)} benchmarks in the default run"))
     return 0

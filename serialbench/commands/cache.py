@@ -41,7 +41,7 @@ def run(args, out: Output) -> int:
         raise UsageError("give an action: 'cache list' or 'cache prune --keep-days N | --max-size MB | --all'")
     cached = overlays.cached_overlays([commits.builds_root(), environments.environments_root()])
     if args.action == "list":
-        out.print(listing(cached))
+        out.document(listing(cached))
         return 0
     if args.keep_days is None and args.max_size is None and not args.all:
         raise UsageError("cache prune: give --keep-days N, --max-size MB or --all")

@@ -115,16 +115,13 @@ def run(args, out: Output) -> int:
                    .items() if len(figures) > 2} for directory in case_dirs[2:]]
     minutes = (time.monotonic() - started) / 60
     rows = [judge.rows(session) for judge in judges]
-    # The table and the counts (views/calibrate_table.py), the variants named without their prefix.
-    table = calibrate_table.calibrated(rows[0], rows[1:], slowdowns, landed, FORMAT_PREFIX)
-    out.print("\n".join(calibrate_table.summarise(table, slowdowns, min_effect)))
     load_after = os.getloadavg()
     closing = (f"{len(names)} benchmarks x {len(sides)} variants, {session.rounds} rounds at most, in "
                f"{minutes:.1f} min; minimum effect {min_effect * 100:g}%; load average {load_before[0]:.1f} before, "
                f"{load_after[0]:.1f} after, on {os.cpu_count()} CPUs")
-    out.print(closing)
-    out.write("json", lambda: calibrate_table.calibrate_json(table, slowdowns, min_effect, closing))
-    out.write("markdown", lambda: calibrate_table.markdown(table, slowdowns, min_effect, closing))
+    # The table, the counts and the closing line (views/calibrate_table.py), the variants named without their prefix.
+    table = calibrate_table.calibrated(rows[0], rows[1:], slowdowns, landed, FORMAT_PREFIX)
+    out.document(calibrate_table.calibrate_document(table, slowdowns, min_effect, closing))
     if session.failed:
         out.print(f"{len(session.failed)} benchmarks failed: " + "; ".join(session.failed))
     return 0

@@ -213,35 +213,19 @@ def show_verdicts(args, out: Output, judge, session, base: Side, head: Side, min
                   hang: Callable = lambda _: None, explained=None) -> int:
     """The table (each explained row's block under it), its files, and the exit status."""
     from serialbench.verdicts.paired import failing
-    from serialbench.views.verdict_json import compare_json
-    from serialbench.views.verdict_table import format_table, markdown_table
+    from serialbench.views.verdict_table import compare_document
 
     rows, selection = judge.rows(session), judge.selection()
-    labels = (f"BASE {base.description}", f"HEAD {head.description}")
     gate = failing(rows, args.fail_on, selection)
-    out.print(format_table(rows, *labels, min_effect, selection=selection, hang=hang))
+    out.document(compare_document(rows, base.description, head.description, min_effect, session.failed, selection,
+                                  fail_on=args.fail_on, gate=gate, hang=hang,
+                                  explain_failed=explained[1] if explained else None))
     out.print(f"{count} benchmarks, {session.rounds} rounds in {session.seconds / 60:.1f} min")
     if session.budget_rounds:
         from serialbench.views.progress import budget_line
 
         out.print(budget_line(session.budget_rounds, args.benchmark_budget))
-    markdown = lambda: markdown_table(rows, *labels, min_effect, selection=selection, hang=hang)  # noqa: E731
-    as_json = lambda: compare_json(rows, base.description, head.description, min_effect, session.failed,  # noqa: E731
-                                   selection, fail_on=args.fail_on, gate=gate, hang=hang)
-    if explained:
-        from serialbench.views.explain_table import with_failures
-
-        as_json = with_failures(as_json, explained[1])
-    out.write("markdown", markdown)
-    out.write("json", as_json)
-    status = 0
-    if session.failed:
-        out.print(f"{len(session.failed)} not compared: "
-                  + "; ".join(f"{n}: {w}" for n, w in session.failed.items()))
-        status = 1
-    if gate:
-        out.print(f"--fail-on {args.fail_on}: {len(gate)} {args.fail_on}: " + ", ".join(gate))
-        status = 1
+    status = failures(args, out, session.failed, "compared", gate, args.fail_on)
     if session.interrupted:
         out.say(f"interrupted: the table is of {session.rounds} rounds; exit status 130")
         return 130
@@ -252,31 +236,27 @@ def show_counts(args, out: Output, mode: str, rows, failed: dict[str, str], base
                 tolerance: float) -> int:
     """The table of a count, its files, and the exit status (1: a benchmark not counted, or the gate)."""
     from serialbench.verdicts.counts import failing
-    from serialbench.views.count_table import counts_json, format_counts, markdown_counts
+    from serialbench.views.count_table import counts_document
 
     gate = failing(rows, args.fail_on)
     hang = lambda _: None  # noqa: E731
     if args.explain:
         from serialbench.verdicts.explain import explain_counted
-        from serialbench.views.explain_table import with_failures
 
         explained = (explain_counted(rows), {})
         if not explained[0]:
             out.say(f"--explain: no benchmark counts more or fewer {mode}; nothing to explain")
         hang = explain_hang(args, out, explained)[0]
-    out.print(format_counts(mode, rows, base.description, head.description, tolerance, hang))
-    markdown = lambda: markdown_counts(mode, rows, base.description, head.description, tolerance, hang)  # noqa: E731
-    as_json = lambda: counts_json(mode, rows, base.description, head.description, tolerance, failed,  # noqa: E731
-                                  args.fail_on, gate, hang)
-    if args.explain:
-        as_json = with_failures(as_json, {})
-    out.write("markdown", markdown)
-    out.write("json", as_json)
-    status = 0
+    out.document(counts_document(mode, rows, base.description, head.description, tolerance, failed, args.fail_on,
+                                 gate, hang, explain_failed={} if args.explain else None))
+    return failures(args, out, failed, "counted", gate, "benchmarks")
+
+
+def failures(args, out: Output, failed: dict[str, str], done: str, gate: list[str], gated: str) -> int:
+    """The lines under the table: what was not compared (or counted) and why, the benchmarks that fail
+    --fail-on (`gated` names them); 1 when there is either, else 0."""
     if failed:
-        out.print(f"{len(failed)} not counted: " + "; ".join(f"{name}: {why}" for name, why in failed.items()))
-        status = 1
+        out.print(f"{len(failed)} not {done}: " + "; ".join(f"{name}: {why}" for name, why in failed.items()))
     if gate:
-        out.print(f"--fail-on {args.fail_on}: {len(gate)} benchmarks: {', '.join(gate)}")
-        status = 1
-    return status
+        out.print(f"--fail-on {args.fail_on}: {len(gate)} {gated}: " + ", ".join(gate))
+    return 1 if failed or gate else 0

@@ -12,7 +12,8 @@ A command is a module of serialbench/commands/ with three names:
 benchstat: a whole-command test needs no subprocess. Before the command does any work it claims
 every output file that was given: one policy, never overwritten, refused in one message
 (`claim`). The Output owns what leaves the command: the answer on stdout, progress and notes on
-stderr (`say`), and the files, each announced on stderr once written. A command is imported only
+stderr (`say`), and the files, each announced on stderr once written; an answer that is one document
+(views/table.py's Document) is printed and written from it at once (`document`). A command is imported only
 when used (`load`), so that `list` and the workers stay cheap. The processes that serialbench
 starts itself are not commands: their hidden entry points are in serialbench/workers.py.
 """
@@ -120,6 +121,16 @@ class Output:
         path = self.files.get(dest)
         if path is not None:
             self.write_file(path, content() if callable(content) else content, what or KINDS.get(dest, dest))
+
+    def document(self, document) -> None:
+        """A command's answer drawn from one document (views/table.py's Document): its text printed (an
+        empty one, nothing), its Markdown and JSON written to --markdown and --json where they were given, in
+        the order the command declared them."""
+        answer = document.text()
+        if answer:
+            self.print(answer)
+        for dest in [dest for dest in self.files if dest in KINDS]:
+            self.write(dest, getattr(document, dest))
 
     def claim(self, path: str | os.PathLike, what: str) -> Path:
         """A file the command writes that no option names (memory's companion): the same policy."""

@@ -22,7 +22,7 @@ from serialbench.measure.allocations import json_lines
 from serialbench.measure.memory import DEFAULT_CALLS
 from serialbench.results.files import load, memory_companion, memory_file, memory_path_for, recorded_payloads
 from serialbench.results.selection import select_results
-from serialbench.views.benchmem import benchmem, benchmem_json, benchmem_markdown
+from serialbench.views.benchmem import benchmem_document
 
 DESCRIPTION = ("Measure allocations (B/op, allocs/op) and memory per op for the benchmarks of a result file; "
                "write RESULTS.memory.json beside it for 'report'.")
@@ -70,9 +70,7 @@ def run(args, out: Output) -> int:
         for name in missing:
             out.say(f"  {name}: not measured (the case is not available here)")
     out.write_file(out_path, memory_file(results.path, measured, overheads, args.calls), "memory")
-    shown = [result for result in select_results(load(args.results), args.patterns, args.tier, selected_inputs(args))
-             if result.name in measured]
-    _show(out, shown, out_path)
+    show(args, out, out_path)
     if failed:
         out.say(f"{len(failed)} of {len(selected)} benchmarks not measured: {', '.join(failed)}")
         return 1
@@ -81,19 +79,15 @@ def run(args, out: Output) -> int:
 
 def show_measured(args, out: Output, path) -> int:
     """A companion that exists is never measured over: its figures are the answer."""
-    shown = [result for result in select_results(load(args.results), args.patterns, args.tier, selected_inputs(args))
-             if result.memory is not None]
     out.say(f"{path} exists and is never overwritten: its figures follow; remove it to measure again")
-    _show(out, shown, path)
+    show(args, out, path)
     return 0
 
 
-def _show(out: Output, shown, path) -> None:
-    table = benchmem(shown)
-    if table:
-        out.print(table, end="")
-    out.write("json", lambda: benchmem_json(shown, str(path)))
-    out.write("markdown", lambda: benchmem_markdown(shown))
+def show(args, out: Output, path) -> None:
+    """The figures of the companion `path` for the selected benchmarks (views/benchmem.py shows those it has)."""
+    selected = select_results(load(args.results), args.patterns, args.tier, selected_inputs(args))
+    out.document(benchmem_document(selected, str(path)))
 
 
 def _run_worker(names: list[str], case_dirs: list[str], calls: int, payloads: list[str]) -> list[dict]:

@@ -17,11 +17,10 @@ from serialbench.catalog.registry import CaseFailed, prepare
 from serialbench.commands.contract import Output, Parser
 from serialbench.commands.options import add_cases_argument, add_with_argument, one_named
 from serialbench.core.errors import UsageError
-from serialbench.core.formatting import format_time
 from serialbench.inside import timeloop
 from serialbench.measure.profiling import profile_rows, time_per_op
 from serialbench.sides.run_with import overlay_active, run_with_overlay
-from serialbench.views.profile_table import profile_json, render
+from serialbench.views.profile_table import profile_document
 
 DESCRIPTION = "Run one benchmark (FORMAT/IMPL/INPUT/TIER) under cProfile and print where the time goes, per op."
 DEFAULT_TOP = 15
@@ -63,12 +62,9 @@ def run(args, out: Output) -> int:
         op()
     profiler.disable()
     profiled = (timeloop.CLOCK() - t0) / calls
-    out.print(f"{bench.name}: {calls:,} calls; {format_time(per_op)} per op without the profiler, "
-              f"{format_time(profiled)} under cProfile")
-    rows = profile_rows(pstats.Stats(profiler), calls)
-    out.print(render(rows, args.top, args.sort))
     if out.wants("output"):
         profiler.dump_stats(out.path("output"))  # pstats writes it: claimed, like every output, before the work
         out.say(f"profile: {out.path('output')} (python -m pstats {out.path('output')}, or snakeviz)")
-    out.write("json", lambda: profile_json(bench.name, calls, per_op, profiled, rows, args.top, args.sort))
+    rows = profile_rows(pstats.Stats(profiler), calls)
+    out.document(profile_document(bench.name, calls, per_op, profiled, rows, args.top, args.sort))
     return 0

@@ -32,8 +32,7 @@ from serialbench.commands.options import add_filter_arguments, add_with_argument
 from serialbench.core.errors import UsageError
 from serialbench.core.parsing import parse_words
 from serialbench.sides.run_with import overlay_active, run_with_overlay
-from serialbench.views.payload_matrix import payload_matrix
-from serialbench.views.verify_table import closing_line, edge_legend, format_table, markdown_table, verify_json
+from serialbench.views.verify_table import edge_legend, verify_document
 
 DESCRIPTION = ("Check that every case decodes back to exactly its input, on the timing inputs and on edge inputs; "
                "nothing is timed.")
@@ -74,21 +73,12 @@ def run(args, out: Output) -> int:
         if message not in shown_in_table:
             out.say(message)
     checks = [Check(trial, _check(trial, cases)) for trial in trials]
-    if args.matrix:
-        rest = [c for c in checks if c.trial.payload is None]
-        out.print(payload_matrix(checks, [source.word for source in sources]), end="")
-        if rest:
-            out.print()
-            out.print(format_table(rest))
-    else:
-        out.print(format_table(checks))
-    closing = closing_line(checks)
-    out.write("json", lambda: verify_json(checks, closing))
-    out.write("markdown", lambda: markdown_table(checks, closing))
+    document = verify_document(checks, [source.word for source in sources] if args.matrix else None)
+    out.document(document)
     if any(c.failed for c in checks):
-        out.say(closing)
+        out.say(document.keys["closing"])
         return 1
-    out.print(closing)
+    out.print(document.keys["closing"])
     return 0
 
 

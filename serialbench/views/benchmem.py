@@ -5,17 +5,14 @@ summary adds it when the file has a memory companion."""
 
 from __future__ import annotations
 
-import json
-import textwrap
 from collections.abc import Sequence
 
 from serialbench.catalog.inputs import tier_order
 from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import format_bytes, format_time
 from serialbench.results.files import Result
-from serialbench.views import table
 from serialbench.views.grid import groups
-from serialbench.views.table import COUNT_DIGITS, Table, column, number
+from serialbench.views.table import COUNT_DIGITS, Document, Table, column, number
 
 LEGEND = ("B/op, allocs/op: bytes and allocation calls per op, Python's and native allocators (memray), "
           "the harness's own (baseline/noop) taken off; peak, retained: tracemalloc (Python's allocators "
@@ -40,8 +37,10 @@ COLUMNS = [
 ]
 
 
-def _tables(selected: Sequence[Result]):
-    """(title, rows) per input kind and direction, the floor's row first."""
+def benchmem_document(selected: Sequence[Result], memory_file: str = "") -> Document:
+    """A table per input kind and direction of the selected results that have memory figures (the floor's
+    rows first; none when none has), the legend under them; its JSON, every such result in file order."""
+    tables = []
     for kind, direction, group in groups([r for r in selected if r.memory is not None]):
         rows: list = []
         tiers = tier_order(r.tier for r in group)
@@ -50,23 +49,12 @@ def _tables(selected: Sequence[Result]):
             by_row.setdefault(result.row, []).append(result)
         for results in by_row.values():
             rows.extend(sorted(results, key=lambda r: tiers.index(r.tier)))
-        yield f"{kind}, {direction}: per op", rows
+        tables.append(Table.of(COLUMNS, rows, group=lambda r: r.format, title=f"{kind}, {direction}: per op"))
+    return Document(tables, legend=LEGEND, keys={
+        "memory_file": memory_file, "benchmarks": Table.of(COLUMNS, [r for r in selected if r.memory is not None])})
 
 
 def benchmem(selected: Sequence[Result]) -> str:
-    """The tables of the selected results that have memory figures; '' when none has."""
-    parts = [f"{title}\n" + "\n".join(table.text(Table.of(COLUMNS, rows, group=lambda r: r.format), rule=True)) + "\n"
-             for title, rows in _tables(selected)]
-    return "\n".join(parts) + (textwrap.fill(LEGEND, 100) + "\n" if parts else "")
-
-
-def benchmem_markdown(selected: Sequence[Result]) -> str:
-    parts = [f"### {title}\n\n" + "\n".join(table.markdown(Table.of(COLUMNS, rows))) + "\n"
-             for title, rows in _tables(selected)]
-    return "\n".join([*parts, LEGEND, ""])
-
-
-def benchmem_json(selected: Sequence[Result], memory_file: str) -> str:
-    return json.dumps({"memory_file": memory_file,
-                       "benchmarks": table.records(Table.of(COLUMNS, [r for r in selected if r.memory is not None]))},
-                      indent=1) + "\n"
+    """The tables as the run's summary adds them; '' when no result has memory figures."""
+    tables = benchmem_document(selected).text()
+    return tables + "\n" if tables else ""

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from serialbench.core.formatting import format_duration
-from serialbench.views import table
-from serialbench.views.table import Table, column, number
+from serialbench.views.table import Document, Table, column, number
 
 
 @dataclass(frozen=True)
@@ -37,5 +36,8 @@ COLUMNS = [
 ]
 
 
-def report(rows: Sequence[Timed]) -> str:
-    return "\n".join(table.text(Table.of(COLUMNS, rows)))
+def report(rows: Sequence[Timed], machine: str) -> Document:
+    """The table; under it, the machine's load, and the steps in which a benchmark failed."""
+    failed = [row.what for row in rows if row.status]
+    notes = [machine] + ([f"some benchmarks failed in: {', '.join(failed)} (their time is included)"] if failed else [])
+    return Document([Table.of(COLUMNS, rows, notes=notes)])

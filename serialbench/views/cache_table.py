@@ -7,8 +7,7 @@ import time
 
 from serialbench.core.formatting import format_bytes
 from serialbench.sides import overlays
-from serialbench.views import table
-from serialbench.views.table import Table, column
+from serialbench.views.table import Document, Table, column
 
 
 def describe(item: overlays.Cached) -> str:
@@ -39,10 +38,11 @@ def where(cached: list[overlays.Cached]):
     return root if all(item.kind == "overlay" for item in cached) else root.parent
 
 
-def listing(cached: list[overlays.Cached], now: float | None = None) -> str:
+def listing(cached: list[overlays.Cached], now: float | None = None) -> Document:
+    """The table, most recently used first, and what it holds in all; or a line that says it is empty."""
     now = time.time() if now is None else now
     if not cached:
-        return f"no overlays, builds or environments in {overlays.cache_root().parent}"
+        return Document([], head=[f"no overlays, builds or environments in {overlays.cache_root().parent}"])
     columns = [
         column("kind", "kind", lambda item: item.kind, left=True),
         column("directory", "directory", lambda item: item.directory.name, left=True),
@@ -53,6 +53,6 @@ def listing(cached: list[overlays.Cached], now: float | None = None) -> str:
         column("specs", "specs", lambda item: " ".join(item.specs), lambda item: list(item.specs), left=True),
     ]
     total = sum(item.size for item in cached)
-    return "\n".join([*table.text(Table.of(columns, list(reversed(cached)))), "",  # most recently used first
-                      f"{counted(cached)}, {format_bytes(total)}, in {where(cached)}; "
-                      "'cache prune --keep-days N' or '--max-size MB' removes the least recently used"])
+    return Document([Table.of(columns, list(reversed(cached)))], notes=[
+        f"{counted(cached)}, {format_bytes(total)}, in {where(cached)}; "
+        "'cache prune --keep-days N' or '--max-size MB' removes the least recently used"])

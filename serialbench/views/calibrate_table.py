@@ -1,11 +1,10 @@
 """calibrate's table: each benchmark's A/A verdict and, per injected slowdown, the work injected (as a
 plain loop measured it), the change the session measured and the verdict; then the counts against
 their targets (false positives, confirmations, detections; an injection that did not land counted
-apart, verdicts/calibration.py). As text, Markdown and JSON from one table model (views/table.py)."""
+apart, verdicts/calibration.py). As text, Markdown and JSON from one document (views/table.py)."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,8 +13,7 @@ from serialbench.core.formatting import format_change
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.calibration import injection_failed
 from serialbench.verdicts.paired import Compared
-from serialbench.views import table
-from serialbench.views.table import Column, Table, column, number
+from serialbench.views.table import Column, Document, Table, column, number
 
 
 @dataclass(frozen=True)
@@ -97,17 +95,11 @@ def counts(rows: Sequence[Calibrated], slowdowns: Sequence[float], min_effect: f
     return lines
 
 
-def summarise(rows: Sequence[Calibrated], slowdowns: Sequence[float], min_effect: float) -> list[str]:
-    """The table's lines, a blank line, then the counts."""
-    return [*table.text(Table.of(calibrate_columns(slowdowns), rows)), "", *counts(rows, slowdowns, min_effect)]
-
-
-def markdown(rows: Sequence[Calibrated], slowdowns: Sequence[float], min_effect: float, closing: str) -> str:
-    return "\n".join([*table.markdown(Table.of(calibrate_columns(slowdowns), rows)), "",
-                      *(line + "\n" for line in [*counts(rows, slowdowns, min_effect), closing])])
-
-
-def calibrate_json(rows: Sequence[Calibrated], slowdowns: Sequence[float], min_effect: float, closing: str) -> str:
-    return json.dumps({"slowdowns": list(slowdowns), "min_effect": min_effect,
-                       "benchmarks": table.records(Table.of(calibrate_columns(slowdowns), rows)),
-                       "counts": counts(rows, slowdowns, min_effect), "closing": closing}, indent=1) + "\n"
+def calibrate_document(rows: Sequence[Calibrated], slowdowns: Sequence[float], min_effect: float,
+                       closing: str) -> Document:
+    """The table, then the counts and the closing line (the session's size and the machine's load)."""
+    calibrated = Table.of(calibrate_columns(slowdowns), rows)
+    found = counts(rows, slowdowns, min_effect)
+    return Document([calibrated], notes=[*found, closing], keys={
+        "slowdowns": list(slowdowns), "min_effect": min_effect, "benchmarks": calibrated, "counts": found,
+        "closing": closing})

@@ -1,5 +1,5 @@
 """The tables of compare --instructions, --cycles and --memory: each side's count per op, the change,
-the verdict; as text, Markdown and JSON from one column spec per mode (views/table.py).
+the verdict; as text, Markdown and JSON from one document per mode (views/table.py).
 
 --cycles adds HEAD's instructions, L1 misses and last-level misses per op, each with its change, so
 that a copy shows as its misses; --memory gives bytes and allocation calls per op side by side.
@@ -7,13 +7,11 @@ that a copy shows as its misses; --memory gives bytes and allocation calls per o
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 
 from serialbench.core.formatting import format_change
 from serialbench.verdicts.counts import UNITS, Counted
-from serialbench.views import table
-from serialbench.views.table import COUNT_DIGITS, Column, Table, column, number
+from serialbench.views.table import COUNT_DIGITS, Column, Document, Table, column, number
 
 EVENTS = {"instructions": ("Ir",), "L1 misses": ("I1mr", "D1mr", "D1mw"), "LL misses": ("ILmr", "DLmr", "DLmw")}
 
@@ -42,7 +40,7 @@ def _event_column(header: str, events: tuple[str, ...]) -> Column:
                   lambda row: dict(zip((f"base_{key}", f"head_{key}"), map(_count, _events(row, events)))))
 
 
-def count_columns(mode: str, base: str, head: str, tolerance: float) -> list[Column]:
+def count_columns(mode: str, base: str, head: str) -> list[Column]:
     name = column("name", "benchmark", lambda row: row.name, left=True, code=True)
     verdict = column("verdict", "verdict", lambda row: row.verdict, left=True)
     if mode == "memory":
@@ -85,29 +83,15 @@ def note(mode: str, tolerance: float) -> str:
 Hang = Callable[[Table], None]  # hangs the rows' blocks (compare --explain's) on the table
 
 
-def counts_table(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float,
-                 hang: Hang = lambda _: None) -> Table:
-    counted = Table.of(count_columns(mode, base, head, tolerance), rows)
+def counts_document(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float,
+                    failed: Mapping[str, str] | None = None, fail_on: str | None = None, gate: Sequence[str] = (),
+                    hang: Hang = lambda _: None, explain_failed: Mapping[str, str] | None = None) -> Document:
+    """The table of a count, what the counts are under it, and the JSON's keys (with --explain,
+    `explain_failed`: the rows it could not explain, and why)."""
+    counted = Table.of(count_columns(mode, base, head), rows)
     hang(counted)
-    return counted
-
-
-def format_counts(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float,
-                  hang: Hang = lambda _: None) -> str:
-    return "\n".join([*table.text(counts_table(mode, rows, base, head, tolerance, hang)), "", note(mode, tolerance)])
-
-
-def markdown_counts(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float,
-                    hang: Hang = lambda _: None) -> str:
-    return "\n".join([*table.markdown(counts_table(mode, rows, base, head, tolerance, hang)), "",
-                      note(mode, tolerance), ""])
-
-
-def counts_json(mode: str, rows: Sequence[Counted], base: str, head: str, tolerance: float,
-                failed: Mapping[str, str], fail_on: str | None, gate: Sequence[str],
-                hang: Hang = lambda _: None) -> str:
-    return json.dumps({
+    return Document([counted], notes=[note(mode, tolerance)], keys={
         "base": base, "head": head, "mode": mode, "unit": UNITS[mode], "tolerance": tolerance,
-        "benchmarks": table.records(counts_table(mode, rows, base, head, tolerance, hang)),
-        "failed": dict(failed), "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None,
-    }, indent=1) + "\n"
+        "benchmarks": counted, "failed": dict(failed or {}),
+        "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None,
+        **({"explain_failed": dict(explain_failed)} if explain_failed is not None else {})})

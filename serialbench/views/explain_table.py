@@ -12,14 +12,13 @@ the step's line (views/bisect_steps.py); their JSON has the `explain` object in 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from serialbench.core.formatting import format_time
 from serialbench.verdicts.explain import Explanation
 from serialbench.views import table
-from serialbench.views.table import Column, Table, column, number
+from serialbench.views.table import COUNT_DIGITS, Column, Table, column, number
 
 UNEXPLAINED = {"s": "the loop around the op, and the error of taking cProfile's own cost out of each call",
                "instructions": "outside every function callgrind names", "cycles": "outside every function"}
@@ -27,7 +26,8 @@ UNEXPLAINED = {"s": "the loop around the op, and the error of taking cProfile's 
 
 @dataclass(frozen=True)
 class Line:
-    """A line of the block: a function, or a total (the rest, unexplained, measured)."""
+    """A line of the block read back from an `explain` object: a function, or a total (the rest,
+    unexplained, measured). It has the fields of verdicts/explain.py's Moved, which `record` lays out."""
 
     label: str
     base_own: float | None = None
@@ -45,9 +45,6 @@ def _amount(unit: str, value: float | None, signed: bool = False) -> str:
         return f"{round(value):+,}" if signed else f"{round(value):,}"
     text = format_time(abs(value)) if value else "0"
     return ("-" if value < 0 else "+" if signed else "") + text
-
-
-COUNT_DIGITS = 12  # a count keeps every digit
 
 
 def _json(unit: str, value: float | None) -> float | None:
@@ -71,14 +68,12 @@ def record(explanation: Explanation, top: int) -> dict:
     each side's cost that no function holds. Every output's block is drawn from it (`block_table`), and
     the side files keep it, so that `report` draws the very block compare did."""
     unit = explanation.unit
-    shown = [Line(m.label, m.base_own, m.head_own, m.change, m.base_inclusive, m.head_inclusive, m.mark)
-             for m in explanation.top(top)]
     return {"unit": unit, "base": _json(unit, explanation.base), "head": _json(unit, explanation.head),
             "change": _json(unit, explanation.change), "unexplained": _json(unit, explanation.unexplained),
             "unattributed": [_json(unit, value) for value in explanation.unattributed],
             "rest": _json(unit, explanation.rest(top)), "functions_total": len(explanation.moved),
             "scales": [number(scale) for scale in explanation.scales], "calls": list(explanation.calls),
-            "top": table.records(Table.of(explain_columns(unit), shown))}
+            "top": table.records(Table.of(explain_columns(unit), explanation.top(top)))}
 
 
 def lines(found: dict) -> list[Line]:
@@ -129,11 +124,9 @@ def grid_block(found: Mapping[str, dict]) -> Table:
     return named
 
 
-def hanging(explanations: Mapping[str, Explanation] | Mapping[str, dict], top: int = 0) -> Callable[[Table], None]:
+def hanging(found: Mapping[str, dict]) -> Callable[[Table], None]:
     """What hangs the explanations on a verdict table's rows (by their `name`): each explained row's block,
-    and its `explain` object in its JSON keys. Explanations, or `explain` objects read back from the side
-    files."""
-    found = {name: item if isinstance(item, dict) else record(item, top) for name, item in explanations.items()}
+    and its `explain` object (`record`, or read back from the side files) in its JSON keys."""
 
     def hang(verdicts: Table) -> None:
         for row in verdicts.rows:
@@ -141,16 +134,6 @@ def hanging(explanations: Mapping[str, Explanation] | Mapping[str, dict], top: i
                 row.data["explain"] = found[row.data["name"]]
                 row.block = block_table(found[row.data["name"]])
     return hang
-
-
-def with_failures(as_json: Callable[[], str], not_explained: Mapping[str, str]) -> Callable[[], str]:
-    """A --json writer whose JSON also says which decided rows --explain could not explain, and why
-    (`explain_failed`: {name: why})."""
-    def written() -> str:
-        data = json.loads(as_json())
-        data["explain_failed"] = dict(not_explained)
-        return json.dumps(data, indent=1) + "\n"
-    return written
 
 
 def failures(not_explained: Mapping[str, str]) -> Sequence[str]:

@@ -14,28 +14,27 @@ from collections.abc import Sequence
 
 from serialbench.catalog.fidelity import LOSSLESS, UNCHECKED
 from serialbench.catalog.fidelity_check import Check
-from serialbench.views.table import Cell, Column, Row, Table, by_format, text
+from serialbench.views.table import Cell, Column, Row, Table, by_format
 
 LEGEND = ("lossless: read back bit for bit by the format's own parser; refused [n]: the case does not carry it, "
           "reason n; LOSSY [n] / REJECTED [n]: a case that declares it loses it or fails (verify exits 1); "
           "-: the case takes no tensor of that form.")
 
 
-def payload_matrix(checks: Sequence[Check], words: Sequence[str]) -> str:
-    """The payload checks as a matrix, then its numbered reasons; '' when no check is of a payload."""
+def payload_matrix(checks: Sequence[Check], words: Sequence[str]) -> Table | None:
+    """The payload checks as a matrix, its numbered reasons under it; None when no check is of a payload."""
     checks = [c for c in checks if c.trial.payload is not None]
     if not checks:
-        return ""
+        return None
     notes: dict[str, int] = {}
     cells: dict[str, dict[str, str]] = {}
     for check in checks:
         cells.setdefault(check.trial.case.label, {})[check.trial.input] = _cell(check, notes)
-    table = Table([Column(word, left=True) for word in words], corner="FORMAT/IMPL")
+    matrix = Table([Column(word, left=True) for word in words], corner="FORMAT/IMPL", rule=True,
+                   notes=[LEGEND, "", *(f"[{number}] {note}" for note, number in notes.items())])
     for label, by_word in cells.items():
-        table.rows.append(Row(label, [Cell([by_word.get(word, "-")]) for word in words], group=by_format(label)))
-    lines = text(table, rule=True)
-    lines += [LEGEND, ""] + [f"[{number}] {note}" for note, number in notes.items()]
-    return "\n".join(lines) + "\n"
+        matrix.rows.append(Row(label, [Cell([by_word.get(word, "-")]) for word in words], group=by_format(label)))
+    return matrix
 
 
 def _cell(check: Check, notes: dict[str, int]) -> str:

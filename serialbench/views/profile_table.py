@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from serialbench.core.formatting import format_time
-from serialbench.views import table
-from serialbench.views.table import Table, column, number
+from serialbench.views.table import Document, Table, column, number
 
 
 def _calls(row: dict) -> str:
@@ -29,17 +27,13 @@ def top(rows: Sequence[dict], count: int, sort: str) -> list[dict]:
     return sorted(rows, key=lambda row: row[sort], reverse=True)[:count]
 
 
-def render(rows: Sequence[dict], count: int, sort: str) -> str:
+def profile_document(name: str, calls: int, per_op: float, profiled: float, rows: Sequence[dict], count: int,
+                     sort: str) -> Document:
+    """The op's cost with and without the profiler, then the top `count` functions by `sort` time."""
     everything = sum(row["own"] for row in rows) or 1.0
-    ordered = top(rows, count, sort)
-    return "\n".join([f"top {len(ordered)} of {len(rows)} functions by {sort} time, per op:",
-                      *table.text(Table.of(profile_columns(everything), ordered))])
-
-
-def profile_json(name: str, calls: int, per_op: float, profiled: float, rows: Sequence[dict], count: int,
-                 sort: str) -> str:
-    everything = sum(row["own"] for row in rows) or 1.0
-    return json.dumps({"benchmark": name, "calls": calls, "per_op": number(per_op), "per_op_profiled": number(profiled),
-                       "sort": sort, "functions": len(rows),
-                       "top": table.records(Table.of(profile_columns(everything), top(rows, count, sort)))},
-                      indent=1) + "\n"
+    shown = Table.of(profile_columns(everything), top(rows, count, sort))
+    return Document([shown], head=[f"{name}: {calls:,} calls; {format_time(per_op)} per op without the profiler, "
+                                   f"{format_time(profiled)} under cProfile",
+                                   f"top {len(shown.rows)} of {len(rows)} functions by {sort} time, per op:"], keys={
+        "benchmark": name, "calls": calls, "per_op": number(per_op), "per_op_profiled": number(profiled),
+        "sort": sort, "functions": len(rows), "top": shown})

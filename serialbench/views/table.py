@@ -17,6 +17,7 @@ cell by cell.
 
 from __future__ import annotations
 
+import json
 import math
 import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -123,6 +124,7 @@ class Table:
     notes: list[str] = field(default_factory=list)  # lines under it
     corner: str | None = None  # the header of the row labels; None: the rows have no label
     code: bool = False  # the labels are names: in backticks in Markdown
+    rule: bool | None = None  # ruled above and under the header and at the end in the text; None: when titled
 
     @classmethod
     def of(cls, columns: Sequence[Column], objects: Iterable[Any], group: Callable[[Any], Any] | None = None,
@@ -133,10 +135,6 @@ class Table:
                     {key: value for c in columns for key, value in c.json(item).items()},
                     group(item) if group else None) for item in objects]
         return cls(shown, rows, **fields)
-
-    def legend_lines(self) -> list[str]:
-        """The columns' legend lines, in column order."""
-        return [c.legend for c in self.columns if c.legend]
 
 
 def by_format(label: str) -> str:
@@ -168,10 +166,10 @@ def _header(table: Table) -> list[list[str]]:
             + [c.header for c in table.columns]]
 
 
-def text(table: Table, rule: bool | None = None, legend: bool = True, indent: str = "") -> list[str]:
+def text(table: Table, legend: bool = True, indent: str = "") -> list[str]:
     """The table as the terminal shows it: its title and legend (wrapped), the columns laid out by
-    core/tables.py (ruled when it has a title, or `rule`), each row's block indented under it, the notes."""
-    rule = bool(table.title) if rule is None else rule
+    core/tables.py (ruled as `table.rule` says), each row's block indented under it, the notes."""
+    rule = bool(table.title) if table.rule is None else table.rule
     rows = []
     for row, start in zip(table.rows, _starts(table)):
         if start:
@@ -266,3 +264,46 @@ def render_text(table: Table, legend: bool = True) -> str:
 
 def render_markdown(table: Table) -> str:
     return "\n".join(markdown(table)) + "\n"
+
+
+@dataclass
+class Document:
+    """A command's whole answer: the lines above its tables, its tables, what is under them, and its JSON's
+    top-level keys. `text()`, `markdown()` and `json()` lay it out, the only code that does: the terminal,
+    a --markdown file and a --json file are drawn from one document.
+
+    - head: lines above the tables, in the text only (compare's sides, named when the table is too wide);
+    - terminal: the tables as the terminal shows them, where they differ (compare's headers, narrowed);
+    - legend: a paragraph right under the tables, wrapped in the text (memory's);
+    - notes: lines under a blank line: each a line of the text and a paragraph of the Markdown, or a list
+      of lines, a bulleted list in Markdown (compare's footnotes);
+    - keys: the JSON's top-level keys, in order; a Table among the values is given as its records.
+    """
+
+    tables: list[Table]
+    head: list[str] = field(default_factory=list)
+    terminal: list[Table] | None = None
+    legend: str = ""
+    notes: list[str | list[str]] = field(default_factory=list)
+    keys: dict[str, Any] = field(default_factory=dict)
+
+    def text(self) -> str:
+        """What the terminal shows, without the newline at its end: the tables a blank line apart."""
+        lines = list(self.head)
+        for index, shown in enumerate(self.tables if self.terminal is None else self.terminal):
+            lines += [""] * bool(index) + text(shown)
+        lines += textwrap.wrap(self.legend, 100) if self.tables else []
+        if self.notes:
+            lines += ["", *(line for note in self.notes for line in ([note] if isinstance(note, str) else note))]
+        return "\n".join(lines)
+
+    def markdown(self) -> str:
+        """The --markdown file: the tables, the legend and each note a paragraph, a blank line apart."""
+        blocks = [markdown(shown) for shown in self.tables] + [[self.legend]] * bool(self.legend)
+        blocks += [[note] if isinstance(note, str) else [f"- {line}" for line in note] for note in self.notes]
+        return "\n".join(line for index, block in enumerate(blocks) for line in [""] * bool(index) + block) + "\n"
+
+    def json(self) -> str:
+        """The --json file: the keys, each table as its records."""
+        return json.dumps({key: records(value) if isinstance(value, Table) else value
+                           for key, value in self.keys.items()}, indent=1) + "\n"

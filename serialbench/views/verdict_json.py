@@ -2,8 +2,9 @@
 read back by verdicts/steps.sweep_from_json).
 
 The keys are the verdict columns' (views/verdict_table.py): the JSON has every column the tables
-have. Changes are fractions (+0.05: 5% more time), times are seconds per op, verdicts are the
-table's words; a number that is not finite (an interval that a round or two cannot give) is null.
+have; compare's (and report BASE NEW's) is its document's (`compare_document`). Changes are fractions
+(+0.05: 5% more time), times are seconds per op, verdicts are the table's words; a number that is not
+finite (an interval that a round or two cannot give) is null.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from serialbench.verdicts.paired import Compared
 from serialbench.verdicts.steps import ANCHORED, Step, Sweep
 from serialbench.views.table import Table, records
 from serialbench.views.table import number as _number
-from serialbench.views.verdict_table import compare_columns, lines, verdict_columns
+from serialbench.views.verdict_table import compare_document, verdict_columns
+from serialbench.views.verdict_table import verdict_record as verdict_record  # report_json's, beside compare_json
 
 if TYPE_CHECKING:
     from serialbench.sides.commits import Commit
@@ -35,22 +37,8 @@ def compare_json(rows: Sequence[Compared], base: str, head: str, min_effect: flo
                  failed: Mapping[str, str] | None = None, selection: vocabulary.Verdict | None = None,
                  paired: bool = True, fail_on: str | None = None, gate: Sequence[str] = (),
                  hang: Callable[[Table], None] = lambda _: None) -> str:
-    """compare's verdicts (and report BASE NEW's): every row (with its block where `hang` hangs one), the
-    selection's, what was not compared, and with --fail-on the rows that fail it (`gate`)."""
-    verdicts = Table.of(compare_columns(base, head, paired), lines(rows))
-    hang(verdicts)
-    return _dump({
-        "base": base, "head": head, "min_effect": min_effect, "paired": paired,
-        "benchmarks": records(verdicts),
-        "selection": verdict_record(selection, paired) if selection is not None else None,
-        "failed": dict(failed or {}),
-        "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None,
-    })
-
-
-def verdict_record(verdict: vocabulary.Verdict, paired: bool = True) -> dict:
-    """One verdict's keys, as every row has them."""
-    return records(Table.of(verdict_columns(paired, of=lambda v: v), [verdict]))[0]
+    """compare's verdicts (and report BASE NEW's), as views/verdict_table.compare_document gives them."""
+    return compare_document(rows, base, head, min_effect, failed, selection, paired, fail_on, gate, hang).json()
 
 
 # A step holds its word in `verdict` and no level: its verdict's columns read it as a vocabulary.Verdict.

@@ -2,15 +2,16 @@
 level its verdict used, the verdict; the whole selection's row last.
 
 The columns are declared once (`verdict_columns`): header, cell, JSON keys and legend sentence each,
-and the text table (the terminal), the Markdown table (a pull-request comment), the JSON
-(views/verdict_json.py) and the legend all read them. A new statistic of a verdict is a field of
-vocabulary.Verdict and one Column here. The legend is the one rule that explains every row's word from
-its interval; report's two-file grids show it too.
+and the text table (the terminal), the Markdown table (a pull-request comment), the JSON and the legend
+all read them, from one document (`compare_document`, views/table.py). A new statistic of a verdict is
+a field of vocabulary.Verdict and one Column here. The legend is the one rule that explains every row's
+word from its interval; report's two-file grids show it too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+import dataclasses
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from serialbench.core import stats
@@ -18,7 +19,7 @@ from serialbench.core.formatting import format_change, format_time
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.paired import Compared
 from serialbench.views import table
-from serialbench.views.table import Column, Table, column, number
+from serialbench.views.table import Column, Document, Table, column, number
 
 
 @dataclass(frozen=True)
@@ -158,7 +159,7 @@ def legend(paired: bool = True, min_effect: float = stats.MIN_EFFECT,
            words: Collection[str] | None = None, apart: bool = False) -> list[str]:
     """The footnotes under the table, at most six lines: every column's, the rule of each verdict word in
     `words` (all by default), and the page that says it all."""
-    columns = Table.of(compare_columns("BASE", "HEAD", paired, apart), ()).legend_lines()
+    columns = [c.legend for c in compare_columns("BASE", "HEAD", paired, apart) if c.legend]
     return packed([*columns, *word_notes(min_effect, words), f"the rules in full: {STATISTICS_PAGE}"])
 
 
@@ -178,37 +179,44 @@ def summary_line(rows: Sequence[Compared], min_effect: float) -> str:
             + f"; {span} rounds, minimum effect {min_effect * 100:g}%")
 
 
-def _footnotes(rows: Sequence[Compared], min_effect: float, paired: bool,
-               selection: vocabulary.Verdict | None) -> list[str]:
-    words = {row.verdict.word for row in rows} | ({selection.word} if selection is not None else set())
-    return legend(paired, min_effect, words)
+def compare_document(rows: Sequence[Compared], base: str, head: str, min_effect: float,
+                     failed: Mapping[str, str] | None = None, selection: vocabulary.Verdict | None = None,
+                     paired: bool = True, fail_on: str | None = None, gate: Sequence[str] = (),
+                     hang: Callable[[Table], None] = lambda _: None,
+                     explain_failed: Mapping[str, str] | None = None) -> Document:
+    """compare's answer (and report BASE NEW's JSON): the table of the sides `base` and `head` (their
+    descriptions), the selection's row last; the counts of each word and the footnotes of the words it
+    has. Its JSON: every row (with its block where `hang` hangs one), the selection's, what was not
+    compared, with --fail-on the rows that fail it (`gate`), with --explain the decided rows it could not
+    explain and why (`explain_failed`).
 
-
-def format_table(rows: Sequence[Compared], base: str, head: str, min_effect: float, paired: bool = True,
-                 selection: vocabulary.Verdict | None = None, hang: Callable[[Table], None] = lambda _: None) -> str:
-    """The table as the terminal shows it. Sides whose names would make it wider than MAX_WIDTH are
-    named on a line of their own above it, their columns headed by their role ('BASE', 'HEAD'). `hang`
-    hangs the rows' blocks (compare --explain's) once the width is settled."""
-    named: list[str] = []
-    verdicts = Table.of(compare_columns(base, head, paired), lines(rows, selection))
+    Sides whose names would make the terminal's table wider than MAX_WIDTH are named on a line of their
+    own above it, their columns headed by their role ('BASE', 'HEAD'). `hang` hangs the rows' blocks
+    (compare --explain's) once the width is settled."""
+    labels = (f"BASE {base}", f"HEAD {head}")
+    verdicts = Table.of(compare_columns(*labels, paired), lines(rows, selection))
+    named, terminal = [], None
     if max(map(len, table.text(verdicts))) > MAX_WIDTH:
-        roles = [label.split(" ", 1) for label in (base, head)]
-        named = [f"{role}: {clipped(name, MAX_WIDTH - len(role) - 2)}" for role, name in roles]
+        named = [f"{role}: {clipped(name, MAX_WIDTH - len(role) - 2)}"
+                 for role, name in (("BASE", base), ("HEAD", head))]
         named = ["; ".join(named)] if len("; ".join(named)) <= MAX_WIDTH else named
-        verdicts = Table.of(compare_columns(roles[0][0], roles[1][0], paired), lines(rows, selection))
+        terminal = [dataclasses.replace(verdicts, columns=[c for c in compare_columns("BASE", "HEAD", paired)
+                                                           if c.text is not None])]
     hang(verdicts)
-    return "\n".join([*named, *table.text(verdicts), "", summary_line(rows, min_effect),
-                      *_footnotes(rows, min_effect, paired, selection)])
+    words = {row.verdict.word for row in rows} | ({selection.word} if selection is not None else set())
+    notes = [summary_line(rows, min_effect), legend(paired, min_effect, words)]
+    return Document([verdicts], named, terminal, notes=notes, keys={
+        "base": base, "head": head, "min_effect": min_effect, "paired": paired,
+        "benchmarks": Table(verdicts.columns, verdicts.rows[:len(rows)]),
+        "selection": verdict_record(selection, paired) if selection is not None else None,
+        "failed": dict(failed or {}), "gate": {"fail_on": fail_on, "failing": list(gate)} if fail_on else None,
+        **({"explain_failed": dict(explain_failed)} if explain_failed is not None else {})})
+
+
+def verdict_record(verdict: vocabulary.Verdict, paired: bool = True) -> dict:
+    """One verdict's keys, as every row has them."""
+    return table.records(Table.of(verdict_columns(paired, of=lambda v: v), [verdict]))[0]
 
 
 def clipped(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
-
-
-def markdown_table(rows: Sequence[Compared], base: str, head: str, min_effect: float, paired: bool = True,
-                   selection: vocabulary.Verdict | None = None, hang: Callable[[Table], None] = lambda _: None) -> str:
-    verdicts = Table.of(compare_columns(base, head, paired), lines(rows, selection))
-    hang(verdicts)
-    text = table.markdown(verdicts)
-    notes = [f"- {note}" for note in _footnotes(rows, min_effect, paired, selection)]
-    return "\n".join([*text, "", summary_line(rows, min_effect), "", *notes, ""])

@@ -1,19 +1,19 @@
 """verify's table: one line per case and input, what came back (lossless, lossy, rejected, unchecked).
 
 A kind or edge input that a case declares unsupported is run anyway, and its line gives the case's
-reason beside what the library did. Blank lines separate the cases. The same rows as JSON.
+reason beside what the library did. Blank lines separate the cases. The same rows in Markdown and JSON.
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from collections.abc import Sequence
 
 from serialbench.catalog.edge_inputs import EDGE_INPUTS
 from serialbench.catalog.fidelity import REJECTED, library_error
 from serialbench.catalog.fidelity_check import Check, Trial
-from serialbench.views import table
-from serialbench.views.table import Column, Table, column
+from serialbench.views.payload_matrix import payload_matrix
+from serialbench.views.table import Column, Document, Table, column
 
 
 def verdict_text(c: Check) -> str:
@@ -49,27 +49,25 @@ COLUMNS: list[Column] = [
 ]
 
 
-def format_table(checks: Sequence[Check]) -> str:
-    return "\n".join(table.text(Table.of(COLUMNS, checks, group=lambda c: c.trial.case.label)))
+def by_case(check: Check) -> str:
+    return check.trial.case.label
 
 
-def markdown_table(checks: Sequence[Check], closing: str) -> str:
-    return "\n".join([*table.markdown(Table.of(COLUMNS, checks)), "", closing, ""])
-
-
-def verify_json(checks: Sequence[Check], closing: str) -> str:
+def verify_document(checks: Sequence[Check], words: Sequence[str] | None = None) -> Document:
+    """The table, its closing line under it, and the JSON's keys. The terminal's table has its closing
+    line apart (on stderr when a check failed); with `words` (--matrix, a payload each) the payload
+    checks are a matrix (views/payload_matrix.py), the others' table under it."""
     failed = [c.trial.name for c in checks if c.failed]
-    return json.dumps({"checks": table.records(Table.of(COLUMNS, checks)), "timed": sum(c.trial.timed for c in checks),
-                       "failed": failed, "closing": closing}, indent=1) + "\n"
-
-
-def closing_line(checks: Sequence[Check]) -> str:
     timed = [c for c in checks if c.trial.timed]
-    failed = [c for c in checks if c.failed]
-    if failed:
-        return (f"verify: {len(failed)} of {len(timed)} timing benchmarks are not lossless: "
-                f"{', '.join(c.trial.name for c in failed)}")
-    return f"verify: all {len(timed)} timing benchmarks are lossless"
+    closing = (f"verify: {len(failed)} of {len(timed)} timing benchmarks are not lossless: {', '.join(failed)}"
+               if failed else f"verify: all {len(timed)} timing benchmarks are lossless")
+    checked = Table.of(COLUMNS, checks, group=by_case, notes=[closing])
+    terminal = [dataclasses.replace(checked, notes=[])]
+    if words is not None:  # the matrix, and the table of what is not a payload; either only where it has rows
+        rest = Table.of(COLUMNS, [c for c in checks if c.trial.payload is None], group=by_case)
+        terminal = [shown for shown in (payload_matrix(checks, words), rest) if shown is not None and shown.rows]
+    return Document([checked], terminal=terminal, keys={"checks": checked, "timed": len(timed), "failed": failed,
+                                                        "closing": closing})
 
 
 def edge_legend() -> str:
