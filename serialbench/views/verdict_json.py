@@ -104,19 +104,15 @@ def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: S
     found several; uncertain: the notes, joined. Over commits (--repo): each commit of the range
     (commits, in order), those skipped and why, and the range (history). With --explain: each explained
     step's `explain` object, and the steps it could not explain (explain_failed)."""
-    first = result.steps[0] if result.steps else None
+    first = _step(result.steps[0]) if result.steps else {}
     found = explained or {}  # --explain: (before, after) -> the step's `explain` object
     commits = {label: commit.as_json() for label, commit in (history or {}).items()}
     return _dump({
         **({"commits": commits, "order": list(commits), "skipped": dict(skipped or {}), "history": named}
            if commits else {}),
         "benchmark": benchmark, "good": good, "bad": bad,
-        "changed_at": first.after if first else None,
-        "previous": first.before if first else None,
-        "change": _number(first.change) if first else None,
-        "low": _number(first.low) if first and first.low > -1 else None,
-        "high": _number(first.high) if first and first.low > -1 else None,
-        "verdict": first.verdict if first else None,
+        "changed_at": first.get("to"), "previous": first.get("from"),
+        **{key: first.get(key) for key in ("change", "low", "high", "verdict")},
         "uncertain": "; ".join(result.notes) or None,
         "steps": [{**_step(step), "share": _number(result.share(step), 3),
                    **({"explain": found[(step.before, step.after)]} if (step.before, step.after) in found else {})}
