@@ -12,7 +12,8 @@ release before the part; `--merge` joins the parts' --json files into one table.
 3.11,3.12,3.13` sweeps interpreters instead, each with an environment made where it lacks the
 selection's libraries, and judges each against the first (the one run now: is each cheaper?), with
 the same correction across every step and benchmark. The plan (the SPECs to sides, their names and
-groups, and which steps are judged) is sides/sweep_plan.py's; this command times a session a group.
+groups, and which steps are judged) is sides/sweep_plan.py's; the sessions, one a group, and the table
+built from them, verdicts/sweep_sessions.py's; this command reads the options, wires the engine and writes.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """A sweep's sides, planned: the SPECs expanded to the releases (or the commits, or the cases' own
 revisions, or the interpreters) they name, spread over --steps, cut to a --shard part and named, and
 which steps are judged (adjacent, or each against the anchor for interpreters); the sides made from
-them; named again when some are left out; and grouped by the benchmarks each can run (commands/sweep.py
-times one session a group)."""
+them; named again when some are left out; and grouped by the benchmarks each can run
+(verdicts/sweep_sessions.py times one session a group). A bisection's range is planned here too: the
+releases (or commits) it searches."""
 
 from __future__ import annotations
 
@@ -124,3 +125,36 @@ def side_groups(usable, say) -> list[tuple[list[Side], list[str]]]:
     by_label = {item.side.label: item.side for item in usable}
     ordered = sorted(groups.items(), key=lambda item: -len(item[0]) * len(item[1]))
     return [([by_label[label] for label in labels], names) for labels, names in ordered]
+
+
+@dataclasses.dataclass(frozen=True)
+class Range:
+    """What a bisection searches: the versions in order and its ends' labels; over commits, each commit by
+    label and the range's name ('msgpack-python v1.1.2..v1.2.0 (first-parent)')."""
+
+    name: str
+    versions: list[str]
+    good: str
+    bad: str
+    history: dict[str, Commit] = dataclasses.field(default_factory=dict)
+    named: str = ""
+
+    def spec(self, version: str) -> str:
+        """What installs a version: its commit's clean tree, or the release from the index."""
+        commit = self.history.get(version)
+        return commit.spec if commit else f"{self.name}=={version}"
+
+
+def bisect_range(name: str, good: str, bad: str, repo: str | None, say) -> Range:
+    """The releases of `name` the index has from GOOD to BAD, or (`repo`, a clone of it) the commits from GOOD
+    to BAD on BAD's first-parent line; said in one line."""
+    if not repo:
+        versions = releases.between(name, good, bad, sys.executable)
+        say(f"{len(versions)} releases of {name} from {good} to {bad}: {', '.join(versions)}")
+        return Range(name, versions, good, bad)
+    found = commits.between(repo, name, good, bad)
+    history = {commit.label: commit for commit in found}
+    changing = f", changing {found[0].folder}" if found[0].folder else ""
+    say(f"{len(history)} commits of {name} from {good} to {bad} (first-parent{changing})")
+    return Range(name, list(history), found[0].label, found[-1].label, history,
+                 commits.range_name(found[0].place.spec(f"{good}..{bad}")))

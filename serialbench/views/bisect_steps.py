@@ -30,6 +30,14 @@ def verdict_text(step: Step) -> str:
     return f"{step.verdict}, {change_text(step)}"
 
 
+def session_line(number: int, record: dict) -> str:
+    """'session 2 (16 rounds, 1.2 min): 3.10.0 -> 3.10.5: slower, ...; 3.10.5 -> 3.11.0: no change, ...' (its
+    adjacent steps; a session's record also holds first to last)."""
+    adjacent = record["steps"][:len(record["sides"]) - 1]
+    return f"session {number} ({record['rounds']} rounds, {record['minutes']:.1f} min): " + "; ".join(
+        step_text(step) for step in adjacent)
+
+
 def commit_text(commit: Commit) -> str:
     """'9f9bdae0 2026-08-14 Convert Packer's buf_size once (#726); files: msgpack/_packer.pyx, test/test_pack.py'."""
     shown = ", ".join(commit.files[:6]) + (f" and {len(commit.files) - 6} more" if len(commit.files) > 6 else "")
