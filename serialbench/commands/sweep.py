@@ -123,8 +123,7 @@ def run(args, out: Output) -> int:
     with sweep_plan.sides_of(plan.specs, plan.labels, args.revisions, args.pythons, args.case_dirs,
                              payload_arguments(args.payloads), args.with_specs, needs, build, say) as (sides, left_out):
         checked = check_sides(sides, filters(args.patterns, args.tier, args.input), say)
-        usable, named_again = sweep_plan.usable(checked, plan.specs, shard, left_out, say)
-        own = [item.side.label for item in usable] if named_again else plan.own
+        usable, own = sweep_plan.usable(checked, plan, shard, left_out, say)
         groups = sweep_plan.side_groups(usable, say)
         timed = time_groups(groups, settings, min_effect, plan.against_anchor, started, time_session, say)
         rows = timed.rows(usable)

@@ -87,9 +87,10 @@ def sides_of(specs: list[str], labels: list[str], revisions: str | None, pythons
                for tree in trees], {}
 
 
-def usable(checked: list, specs: list[str], shard, left_out: dict[str, str], say) -> tuple[list, bool]:
+def usable(checked: list, plan: Plan, shard, left_out: dict[str, str], say) -> tuple[list, list[str]]:
     """The checked sides that can run some of the selection (at least two), those left out said and
-    kept in left_out (label -> why); named again (and True) when some left out change the names."""
+    kept in left_out (label -> why), and the labels this part owns: all of them, named again, when some
+    left out change the names."""
     for item in checked:
         if not item.runnable:
             left_out[item.side.label] = item.why or "it runs none of the selected benchmarks (causes above)"
@@ -97,9 +98,10 @@ def usable(checked: list, specs: list[str], shard, left_out: dict[str, str], say
     usable = [item for item in checked if item.runnable]
     if len(usable) < 2:
         raise UsageError(f"fewer than two sides can run the selection ({len(usable)}); nothing to sweep")
-    if not shard and len(usable) < len(specs) and any(len(releases.requirement_set(s)) > 1 for s in specs):
-        return relabelled(usable, specs), True
-    return usable, False
+    if not shard and len(usable) < len(plan.specs) and any(len(releases.requirement_set(s)) > 1 for s in plan.specs):
+        usable = relabelled(usable, plan.specs)
+        return usable, [item.side.label for item in usable]
+    return usable, plan.own
 
 
 def relabelled(usable, specs: list[str]) -> list:
