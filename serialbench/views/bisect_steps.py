@@ -1,5 +1,6 @@
 """bisect's answer as text: the steps found, each with its verdict, interval and share of the whole
-change, then what the budget left unsearched and what makes the answer uncertain.
+change, then what the budget left unsearched and what makes the answer uncertain; and, as the search
+goes, a line per session.
 
 One step keeps the line bisect always printed ('BENCH: changed at 3.0 (after 2.0): slower, ...');
 several are a list under a line that gives the whole change from GOOD to BAD, and a last line says
