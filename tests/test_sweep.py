@@ -423,3 +423,33 @@ def test_sweep_explain_s_bad_input_is_one_line(extra):
 
     line = assert_one_line_usage_error(in_process("sweep", "--explain", *extra))
     assert "--explain" in line
+
+
+def test_the_sessions_of_a_sweep_are_judged_written_and_make_its_table(tmp_path, monkeypatch):
+    """verdicts/sweep_sessions.py on the toy session, with no process: one group of three sides, its side
+    files written, its row judged, the table's columns the sides, each with its machine."""
+    import time
+
+    from serialbench.measure.session import Settings
+    from serialbench.sides.sweep_plan import Plan
+    from serialbench.verdicts.sweep_sessions import time_groups
+
+    monkeypatch.chdir(tmp_path)
+    session, name = toy_session()
+
+    def time_session(sides, names, settings, look):
+        look(session, names, 0, set(names))
+        return session
+
+    timed = time_groups([(session.sides, [name])], Settings((16,), None, 0.1), 0.05, False, time.monotonic(),
+                        time_session, lambda line: None)
+    assert len(timed.files) == 3 and all((tmp_path / "results" / file).exists() for file in timed.files)
+    assert (timed.failed, timed.interrupted) == ({}, False)
+    usable = [type("Checked", (), {"side": side, "listed": [name]}) for side in session.sides]
+    rows = timed.rows(usable)
+    assert [(s.after, s.verdict) for s in rows[0].steps] == [("python 3.12.3", "faster"),
+                                                             ("python 3.13.0", "no change")]
+    plan = Plan([], TOY_SIDES, TOY_SIDES, TOY_SIDES, "", {})
+    sweep = timed.sweep(plan, usable, rows, TOY_SIDES, None, {}, {}, None)
+    assert sweep.sides == TOY_SIDES and sweep.own == TOY_SIDES and sweep.files == timed.files
+    assert list(sweep.machines) == TOY_SIDES  # where each column was timed

@@ -16,7 +16,6 @@ budget left unsearched is named.
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import replace
 
@@ -34,12 +33,12 @@ from serialbench.commands.options import (
 )
 from serialbench.core.errors import UsageError
 from serialbench.measure.engine import run_session
-from serialbench.sides import commits, releases
+from serialbench.sides import releases, sweep_plan
 from serialbench.sides.checks import benchmark_side
 from serialbench.sides.selection import one_benchmark
 from serialbench.sides.worktrees import work_tree
 from serialbench.verdicts.bisection import WANTED, Bisection
-from serialbench.views.bisect_steps import answer_lines, step_text
+from serialbench.views.bisect_steps import answer_lines, session_line
 from serialbench.views.progress import session_round_line
 from serialbench.views.verdict_json import bisect_json
 
@@ -73,49 +72,36 @@ def arguments(cli: Parser) -> None:
 
 
 def run(args, out: Output) -> int:
+    settings = settings_from(args)
     if args.max_sessions is not None and args.max_sessions < 1:
         raise UsageError(f"--max-sessions {args.max_sessions}: give at least 1")
     benchmark = one_benchmark(args.case_dirs, args.benchmark, args.payloads)
     releases.use_index(args.index_url, args.find_links)
-    good, bad, history = args.good, args.bad, {}
-    if args.repo:
-        found = commits.between(args.repo, args.name, args.good, args.bad)
-        history = {commit.label: commit for commit in found}
-        versions, good, bad = list(history), found[0].label, found[-1].label
-        changing = f", changing {found[0].folder}" if found[0].folder else ""
-        out.say(f"{len(versions)} commits of {args.name} from {args.good} to {args.bad} (first-parent{changing})")
-    else:
-        versions = releases.between(args.name, args.good, args.bad, sys.executable)
-        out.say(f"{len(versions)} releases of {args.name} from {args.good} to {args.bad}: {', '.join(versions)}")
-    settings, min_effect, build = settings_from(args), options.min_effect(args), options.build_from(args)
+    searched = sweep_plan.bisect_range(args.name, args.good, args.bad, args.repo, out.say)
+    min_effect, build = options.min_effect(args), options.build_from(args)
     interrupt_on_sigterm()
     with work_tree(args.case_dirs) as tree:
         tree = replace(tree, label="work tree", payloads=payload_arguments(args.payloads))
 
         def side_of(version: str):
-            commit = history.get(version)
-            spec = commit.spec if commit else f"{args.name}=={version}"
-            return benchmark_side(tree, version, [spec, *args.with_specs], build, benchmark, out.say)
+            return benchmark_side(tree, version, [searched.spec(version), *args.with_specs], build, benchmark, out.say)
 
         def time_session(sides, scaled, look):
             return run_session(sides, [benchmark], scaled, look, out.say,
                                progress=session_round_line(1, scaled, out.say))
 
-        def show(number, record):
-            out.print(f"session {number} ({record['rounds']} rounds, {record['minutes']:.1f} min): "
-                      + "; ".join(step_text(s) for s in record["steps"][:len(record["sides"]) - 1]))
-
-        search = Bisection(versions, benchmark, side_of, time_session, settings, min_effect, args.direction,
-                           args.max_sessions, args.max_time, show, out.say)
+        search = Bisection(searched.versions, benchmark, side_of, time_session, settings, min_effect, args.direction,
+                           args.max_sessions, args.max_time,
+                           lambda number, record: out.print(session_line(number, record)), out.say)
         result = search.run()
         explained, not_explained = explain_found(args, out.say, search, result) if args.explain else ({}, None)
     minutes = (time.monotonic() - search.started) / 60
     took = f"{len(search.sessions)} sessions in {minutes:.1f} min"
+    good, bad, history = searched.good, searched.bad, searched.history
     for line in answer_lines(benchmark, result, good, bad, args.direction, took, history, search.skipped, explained):
         out.print(line)
-    named = commits.range_name(found[0].place.spec(f"{args.good}..{args.bad}")) if history else ""
     out.write("json", lambda: bisect_json(benchmark, good, bad, result, search.sessions, history, search.skipped,
-                                          named, explained, not_explained))
+                                          searched.named, explained, not_explained))
     if search.interrupted:
         return 130
     return 0 if result.complete else 1

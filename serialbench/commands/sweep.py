@@ -12,7 +12,8 @@ release before the part; `--merge` joins the parts' --json files into one table.
 3.11,3.12,3.13` sweeps interpreters instead, each with an environment made where it lacks the
 selection's libraries, and judges each against the first (the one run now: is each cheaper?), with
 the same correction across every step and benchmark. The plan (the SPECs to sides, their names and
-groups, and which steps are judged) is sides/sweep_plan.py's; this command times a session a group.
+groups, and which steps are judged) is sides/sweep_plan.py's; the sessions, one a group, and the table
+built from them, verdicts/sweep_sessions.py's; this command reads the options, wires the engine and writes.
 """
 
 from __future__ import annotations
@@ -33,14 +34,12 @@ from serialbench.commands.options import (
 )
 from serialbench.core.errors import UsageError
 from serialbench.measure.engine import run_session
-from serialbench.measure.session import share_of
 from serialbench.results import kinds
-from serialbench.results.paths import safe_stem
-from serialbench.results.session_files import machines, write_session_files
 from serialbench.sides import environments, overlays, releases, sweep_plan
 from serialbench.sides.checks import check_sides
 from serialbench.sides.selection import check_selection, selection_distributions
-from serialbench.verdicts.steps import StepJudges, Sweep, merge, sweep_from_json, sweep_rows
+from serialbench.verdicts.steps import Sweep, merge, sweep_from_json
+from serialbench.verdicts.sweep_sessions import time_groups
 from serialbench.views.progress import budget_line, session_round_line
 from serialbench.views.sweep_table import format_sweep, listed, markdown_sweep
 from serialbench.views.verdict_json import sweep_json
@@ -110,61 +109,34 @@ def run(args, out: Output) -> int:
         check_selection(args.case_dirs, args.patterns, args.tier, args.input, args.payloads)
     releases.use_index(args.index_url, args.find_links)
     plan = sweep_plan.plan(args.specs, args.revisions, args.pythons, args.case_dirs, args.steps, shard, say)
-    specs, labels, own, all_labels = plan.specs, plan.labels, plan.own, plan.all_labels
     interrupt_on_sigterm()
     started = time.monotonic()
     needs = environments.pinned(selection_distributions(args.case_dirs, args.patterns, args.tier, args.input,
                                                          args.payloads)) if args.pythons else None
-    with sweep_plan.sides_of(specs, labels, args.revisions, args.pythons, args.case_dirs,
+
+    def time_session(group_sides, names, share, look):
+        say(f"{len(names)} benchmarks on {len(group_sides)} sides ({listed(s.label for s in group_sides)}), "
+            f"looks after {', '.join(map(str, settings.looks))} rounds")
+        return run_session(group_sides, names, share, look, say, progress=session_round_line(len(names), share, say))
+
+    with sweep_plan.sides_of(plan.specs, plan.labels, args.revisions, args.pythons, args.case_dirs,
                              payload_arguments(args.payloads), args.with_specs, needs, build, say) as (sides, left_out):
         checked = check_sides(sides, filters(args.patterns, args.tier, args.input), say)
-        usable, named_again = sweep_plan.usable(checked, specs, shard, left_out, say)
-        if named_again:
-            own = [item.side.label for item in usable]
+        usable, own = sweep_plan.usable(checked, plan, shard, left_out, say)
         groups = sweep_plan.side_groups(usable, say)
-        table_size = sum((len(group_sides) - 1) * len(names) for group_sides, names in groups)
-        parts, interrupted, files = [], False, []
-        for index, (group_sides, names) in enumerate(groups):
-            judges = StepJudges([side.label for side in group_sides], names, settings.looks, min_effect, table_size,
-                                against_anchor=plan.against_anchor)
-            say(f"{len(names)} benchmarks on {len(group_sides)} sides ({listed(s.label for s in group_sides)}), "
-                f"looks after {', '.join(map(str, settings.looks))} rounds")
-            share = share_of(settings, groups, index, time.monotonic() - started)
-            session = run_session(group_sides, names, share, judges.look, say,
-                                  progress=session_round_line(len(names), share, say))
-            parts.append((session, judges))
-            stem = f"sweep-{safe_stem(group_sides[0].description)}-to-{safe_stem(group_sides[-1].description)}"
-            files += [path.name for path in write_session_files(session, group_sides, say, "sweep", stem,
-                                                                    share, min_effect)]
-            if session.interrupted:
-                interrupted = True
-                break
-        order = {name: index for index, name in enumerate(n for item in usable for n in item.listed)}
-        rows = sorted(sweep_rows(parts, min_effect), key=lambda row: order.get(row.name, len(order)))
-        explained, not_explained = (explain_steps(args, say, rows, [item.side for item in usable], interrupted)
+        timed = time_groups(groups, settings, min_effect, plan.against_anchor, started, time_session, say)
+        rows = timed.rows(usable)
+        explained, not_explained = (explain_steps(args, say, rows, [item.side for item in usable], timed.interrupted)
                                     if args.explain else ({}, None))
-    columns = [item.side.label for item in usable]
-    sweep = Sweep(columns, rows, min_effect, machines([(session, judges.labels) for session, judges in parts]),
-                  all_labels, [c for c in own if c in columns], shard,
-                  left_out, selections=[step for _, judges in parts for step in judges.selections()], files=files,
-                  commits={label: plan.described[label].as_json() for label in all_labels if label in plan.described},
-                  history=plan.history, against_anchor=plan.against_anchor, noun=plan.noun,
-                  # interpreters' environments may hold other versions than pinned (the closest one that has a
-                  # release for it): each column says what its side ran, as compare's header does
-                  libraries={item.side.label: ", ".join(item.side.ran) for item in usable
-                             if plan.noun == "interpreter" and item.side.ran},
-                  explained=explained, explain_failed=not_explained)
-    failed = {name: why for session, _ in parts for name, why in session.failed.items()}
-    rounds = max((session.rounds for session, _ in parts), default=0)
-    budgeted = {name: ended for session, _ in parts for name, ended in session.budget_rounds.items()}
-    if budgeted:
-        say(budget_line(budgeted, settings.budget))
-    status = output(sweep, out, f"{len(rows)} benchmarks x {len(columns)} sides, {rounds} rounds at most, "
+    sweep = timed.sweep(plan, usable, rows, own, shard, left_out, explained, not_explained)
+    if timed.budget_rounds:
+        say(budget_line(timed.budget_rounds, settings.budget))
+    status = output(sweep, out, f"{len(rows)} benchmarks x {len(sweep.sides)} sides, {timed.rounds} rounds at most, "
                                  f"in {(time.monotonic() - started) / 60:.1f} min")
-    if failed:
-        out.print(f"{len(failed)} not compared: " + "; ".join(f"{n}: {w}" for n, w in failed.items()))
+    if timed.failed:
+        out.print(f"{len(timed.failed)} not compared: " + "; ".join(f"{n}: {w}" for n, w in timed.failed.items()))
         status = 1
-    if interrupted:
+    if timed.interrupted:
         say("interrupted: the table is of the rounds taken; exit status 130")
         return 130
     return status

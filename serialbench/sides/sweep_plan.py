@@ -1,8 +1,9 @@
 """A sweep's sides, planned: the SPECs expanded to the releases (or the commits, or the cases' own
 revisions, or the interpreters) they name, spread over --steps, cut to a --shard part and named, and
 which steps are judged (adjacent, or each against the anchor for interpreters); the sides made from
-them; named again when some are left out; and grouped by the benchmarks each can run (commands/sweep.py
-times one session a group)."""
+them; named again when some are left out; and grouped by the benchmarks each can run
+(verdicts/sweep_sessions.py times one session a group). A bisection's range is planned here too: the
+releases (or commits) it searches."""
 
 from __future__ import annotations
 
@@ -86,9 +87,10 @@ def sides_of(specs: list[str], labels: list[str], revisions: str | None, pythons
                for tree in trees], {}
 
 
-def usable(checked: list, specs: list[str], shard, left_out: dict[str, str], say) -> tuple[list, bool]:
+def usable(checked: list, plan: Plan, shard, left_out: dict[str, str], say) -> tuple[list, list[str]]:
     """The checked sides that can run some of the selection (at least two), those left out said and
-    kept in left_out (label -> why); named again (and True) when some left out change the names."""
+    kept in left_out (label -> why), and the labels this part owns: all of them, named again, when some
+    left out change the names."""
     for item in checked:
         if not item.runnable:
             left_out[item.side.label] = item.why or "it runs none of the selected benchmarks (causes above)"
@@ -96,9 +98,10 @@ def usable(checked: list, specs: list[str], shard, left_out: dict[str, str], say
     usable = [item for item in checked if item.runnable]
     if len(usable) < 2:
         raise UsageError(f"fewer than two sides can run the selection ({len(usable)}); nothing to sweep")
-    if not shard and len(usable) < len(specs) and any(len(releases.requirement_set(s)) > 1 for s in specs):
-        return relabelled(usable, specs), True
-    return usable, False
+    if not shard and len(usable) < len(plan.specs) and any(len(releases.requirement_set(s)) > 1 for s in plan.specs):
+        usable = relabelled(usable, plan.specs)
+        return usable, [item.side.label for item in usable]
+    return usable, plan.own
 
 
 def relabelled(usable, specs: list[str]) -> list:
@@ -124,3 +127,36 @@ def side_groups(usable, say) -> list[tuple[list[Side], list[str]]]:
     by_label = {item.side.label: item.side for item in usable}
     ordered = sorted(groups.items(), key=lambda item: -len(item[0]) * len(item[1]))
     return [([by_label[label] for label in labels], names) for labels, names in ordered]
+
+
+@dataclasses.dataclass(frozen=True)
+class Range:
+    """What a bisection searches: the versions in order and its ends' labels; over commits, each commit by
+    label and the range's name ('msgpack-python v1.1.2..v1.2.0 (first-parent)')."""
+
+    name: str
+    versions: list[str]
+    good: str
+    bad: str
+    history: dict[str, Commit] = dataclasses.field(default_factory=dict)
+    named: str = ""
+
+    def spec(self, version: str) -> str:
+        """What installs a version: its commit's clean tree, or the release from the index."""
+        commit = self.history.get(version)
+        return commit.spec if commit else f"{self.name}=={version}"
+
+
+def bisect_range(name: str, good: str, bad: str, repo: str | None, say) -> Range:
+    """The releases of `name` the index has from GOOD to BAD, or (`repo`, a clone of it) the commits from GOOD
+    to BAD on BAD's first-parent line; said in one line."""
+    if not repo:
+        versions = releases.between(name, good, bad, sys.executable)
+        say(f"{len(versions)} releases of {name} from {good} to {bad}: {', '.join(versions)}")
+        return Range(name, versions, good, bad)
+    found = commits.between(repo, name, good, bad)
+    history = {commit.label: commit for commit in found}
+    changing = f", changing {found[0].folder}" if found[0].folder else ""
+    say(f"{len(history)} commits of {name} from {good} to {bad} (first-parent{changing})")
+    return Range(name, list(history), found[0].label, found[-1].label, history,
+                 commits.range_name(found[0].place.spec(f"{good}..{bad}")))

@@ -28,9 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from serialbench.core.errors import UsageError
-from serialbench.core.formatting import format_interval
 from serialbench.verdicts import vocabulary
-from serialbench.verdicts.steps import Step, StepJudges, SweepRow, sweep_rows
+from serialbench.verdicts.steps import Step, StepJudges, SweepRow, change_text, sweep_rows
 
 RETRIES = 2  # a too-noisy session is taken again with 2x, then 4x the rounds
 SWEEP_AT = 4  # a bracket of at most this many releases, its ends included, is timed whole
@@ -267,7 +266,3 @@ class Bisection:
         search = Search(self.versions, self.session, lambda version: self.side(version) is not None,
                         self.direction, self.out_of_budget)
         return search.run()
-
-
-def change_text(step: Step) -> str:
-    return format_interval(step.change, step.low, step.high)

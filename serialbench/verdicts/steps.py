@@ -19,6 +19,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from serialbench.core.errors import UsageError
+from serialbench.core.formatting import format_interval
 from serialbench.measure.session import Session
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.judge import Judge, selection_verdict
@@ -45,6 +46,11 @@ class Step:
     @property
     def changed(self) -> bool:
         return self.verdict in (vocabulary.SLOWER, vocabulary.FASTER)
+
+
+def change_text(step: Step) -> str:
+    """'-51.0% [-52.1%, -49.8%]' (no interval when the rounds cannot give one)."""
+    return format_interval(step.change, step.low, step.high)
 
 
 @dataclass(frozen=True)

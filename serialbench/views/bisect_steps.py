@@ -1,5 +1,6 @@
 """bisect's answer as text: the steps found, each with its verdict, interval and share of the whole
-change, then what the budget left unsearched and what makes the answer uncertain.
+change, then what the budget left unsearched and what makes the answer uncertain; and, as the search
+goes, a line per session.
 
 One step keeps the line bisect always printed ('BENCH: changed at 3.0 (after 2.0): slower, ...');
 several are a list under a line that gives the whole change from GOOD to BAD, and a last line says
@@ -11,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from serialbench.core.formatting import format_interval
 from serialbench.verdicts.bisection import Result
-from serialbench.verdicts.steps import Step
+from serialbench.verdicts.steps import Step, change_text
 from serialbench.views.explain_table import block_table
 from serialbench.views.table import text
 
@@ -23,7 +23,20 @@ if TYPE_CHECKING:
 
 def step_text(step: Step) -> str:
     """'3.10.1 -> 3.10.2: slower, +9.1% [+8.0%, +10.2%]'."""
-    return f"{step.before} -> {step.after}: {step.verdict}, {format_interval(step.change, step.low, step.high)}"
+    return f"{step.before} -> {step.after}: {verdict_text(step)}"
+
+
+def verdict_text(step: Step) -> str:
+    """'slower, +9.1% [+8.0%, +10.2%]'."""
+    return f"{step.verdict}, {change_text(step)}"
+
+
+def session_line(number: int, record: dict) -> str:
+    """'session 2 (16 rounds, 1.2 min): 3.10.0 -> 3.10.5: slower, ...; 3.10.5 -> 3.11.0: no change, ...' (its
+    adjacent steps; a session's record also holds first to last)."""
+    adjacent = record["steps"][:len(record["sides"]) - 1]
+    return f"session {number} ({record['rounds']} rounds, {record['minutes']:.1f} min): " + "; ".join(
+        step_text(step) for step in adjacent)
 
 
 def commit_text(commit: Commit) -> str:
@@ -55,13 +68,12 @@ def answer_lines(benchmark: str, result: Result, good: str, bad: str, direction:
     steps = result.steps
     if len(steps) == 1:
         (step,) = steps
-        lines.append(f"{benchmark}: changed at {step.after} (after {step.before}): {step.verdict}, "
-                     f"{format_interval(step.change, step.low, step.high)}{share_text(result, step)}; {took}")
+        lines.append(f"{benchmark}: changed at {step.after} (after {step.before}): {verdict_text(step)}"
+                     f"{share_text(result, step)}; {took}")
         lines += named(step)
     elif steps:
-        whole = result.whole
-        lines.append(f"{benchmark}: {len(steps)} steps from {good} to {bad}, whose whole change is {whole.verdict}, "
-                     f"{format_interval(whole.change, whole.low, whole.high)}; {took}")
+        lines.append(f"{benchmark}: {len(steps)} steps from {good} to {bad}, whose whole change is "
+                     f"{verdict_text(result.whole)}; {took}")
         for step in steps:
             lines += [f"  {step_text(step)}{share_text(result, step)}", *(" " + line for line in named(step))]
         shares = [result.share(step) for step in steps]
@@ -71,15 +83,12 @@ def answer_lines(benchmark: str, result: Result, good: str, bad: str, direction:
         what = direction if direction != "changed" else "change"
         lines.append(f"{benchmark}: no {what} from {good} to {bad}; {took}")
     else:
-        whole = result.whole
-        said = f", whose whole change is {whole.verdict}, {format_interval(whole.change, whole.low, whole.high)}" \
-            if whole else ""
+        said = f", whose whole change is {verdict_text(result.whole)}" if result.whole else ""
         lines.append(f"{benchmark}: no step found from {good} to {bad}{said}; {took}")
     lines += [f"skipped: {label}{f' ({history[label].subject})' if label in history else ''}: {why}"
               for label, why in skipped.items()]
     for bracket, why in result.unsearched:
-        step = bracket.step
-        verdict = f" ({step.verdict}, {format_interval(step.change, step.low, step.high)})" if step else ""
+        verdict = f" ({verdict_text(bracket.step)})" if bracket.step else ""
         lines.append(f"unsearched: {bracket.low} -> {bracket.high}{verdict}: {why}")
     lines += [f"uncertain: {note}" for note in result.notes]
     return lines

@@ -10,17 +10,17 @@ two speeds, and no verdict is taken from the mix). The same cells print as text 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
 
-from serialbench.core.formatting import format_change, format_interval, format_machine, format_time
+from serialbench.core.formatting import format_change, format_machine, format_time
 from serialbench.verdicts import vocabulary
-from serialbench.verdicts.steps import Step, Sweep, SweepRow
+from serialbench.verdicts.steps import Step, Sweep, SweepRow, change_text
 from serialbench.views.explain_table import grid_block
 from serialbench.views.table import Cell, Column, Row, Table, markdown, text
 from serialbench.views.verdict_table import FOOTNOTE_WIDTH
 
 MARKS = {vocabulary.SLOWER: " *", vocabulary.FASTER: " *", vocabulary.TOO_NOISY: " ?", vocabulary.TWO_SPEEDS: " ~",
          vocabulary.NO_CHANGE: "  ", vocabulary.AT_THRESHOLD: " ^"}
+_COUNTED = (vocabulary.SLOWER, vocabulary.FASTER, vocabulary.AT_THRESHOLD)  # the words the summary counts
 
 
 def machine_letters(sweep: Sweep) -> dict[str, str]:
@@ -68,19 +68,17 @@ def _cell(row: SweepRow, side: str, anchor: str) -> str:
     return text + (MARKS.get(step.verdict, "  ") if step else "  ")
 
 
-def step_lines(rows: Sequence[SweepRow], against_anchor: bool = False) -> list[str]:
-    """Per benchmark: each release where it changed, or that none did (each interpreter that differs
-    from the anchor, naming it)."""
+def step_lines(sweep: Sweep) -> list[tuple[str, str]]:
+    """Per benchmark, its name and each release where it changed, or that none did (each interpreter
+    that differs from the anchor, naming it)."""
     lines = []
-    for row in rows:
-        changed = [step for step in row.steps if step.changed]
-        at = [step for step in row.steps if step.verdict == vocabulary.AT_THRESHOLD]
+    against_anchor = sweep.against_anchor
+    for row in sweep.rows:
+        shown = [step for step in row.steps if _shown(step)]
         noisy = [step.after for step in row.steps if step.verdict == vocabulary.TOO_NOISY]
         mixed = [step for step in row.steps if step.verdict == vocabulary.TWO_SPEEDS]
-        if changed or at:
-            text = "; ".join(describe(step, against_anchor) if step.changed
-                             else f"{step.after} {step.verdict}{_against(step, against_anchor)}, {change_text(step)}"
-                             for step in row.steps if step.changed or step.verdict == vocabulary.AT_THRESHOLD)
+        if shown:
+            text = "; ".join(describe(step, against_anchor) for step in shown)
         else:
             text = ("no change" if against_anchor else "no step") + ("" if not noisy and not mixed else " found")
         if noisy:
@@ -88,8 +86,14 @@ def step_lines(rows: Sequence[SweepRow], against_anchor: bool = False) -> list[s
         if mixed:
             text += "; " + "; ".join(f"two speeds at {step.after}, no verdict from the mix ({change_text(step)})"
                                      for step in mixed)
-        lines.append(f"{row.name}: {text}")
+        lines.append((row.name, text))
     return lines
+
+
+def _shown(step: Step) -> bool:
+    """A step the lines under the table name: slower, faster or at the threshold (measured, about the
+    minimum effect)."""
+    return step.changed or step.verdict == vocabulary.AT_THRESHOLD
 
 
 def listed(labels) -> str:
@@ -99,42 +103,24 @@ def listed(labels) -> str:
 
 
 def describe(step: Step, against_anchor: bool = False) -> str:
-    """'faster at 2.46.0, -51.0% [-52.1%, -49.8%]' ('faster at python 3.13 against python 3.11, ...'
-    where each step is from the anchor)."""
-    return f"{step.verdict} at {step.after}{_against(step, against_anchor)}, {change_text(step)}"
+    """'faster at 2.46.0, -51.0% [-52.1%, -49.8%]', '2.45.0 at the threshold, +2.0% [+1.7%, +2.3%]'
+    ('faster at python 3.13 against python 3.11, ...' where each step is from the anchor)."""
+    said = f"{step.verdict} at {step.after}" if step.changed else f"{step.after} {step.verdict}"
+    return f"{said}{f' against {step.before}' if against_anchor else ''}, {change_text(step)}"
 
 
-def _against(step: Step, against_anchor: bool) -> str:
-    return f" against {step.before}" if against_anchor else ""
-
-
-def change_text(step: Step) -> str:
-    """'-51.0% [-52.1%, -49.8%]' (no interval when the rounds cannot give one)."""
-    return format_interval(step.change, step.low, step.high)
-
-
-def summary(rows: Sequence[SweepRow], noun: str = "release", anchor: str | None = None) -> str:
-    """Which releases changed (given the `anchor` its steps are from: which interpreters differ from it),
-    and how many benchmarks at each."""
-    at: dict[str, list[str]] = {}
-    for row in rows:
-        for step in row.steps:
-            if step.changed or step.verdict == vocabulary.AT_THRESHOLD:
-                at.setdefault(step.after, []).append(step.verdict)
-    against = f" against {anchor}" if anchor else ""
-    if not at:
-        return f"no {noun} changed any benchmark{against}"
-    order = list(dict.fromkeys(side for row in rows for side in row.sides))
-    parts = []
-    for release, words in sorted(at.items(), key=lambda item: order.index(item[0])):
-        counts = {word: words.count(word) for word in (vocabulary.SLOWER, vocabulary.FASTER, vocabulary.AT_THRESHOLD)
-                  if word in words}
-        parts.append(f"{release} ({', '.join(f'{n} {word}' for word, n in counts.items())})")
-    return ("changes" if anchor else "steps") + " at " + ", ".join(parts) + against
-
-
-def _summary(sweep: Sweep) -> str:
-    return summary(sweep.rows, sweep.noun, sweep.anchor if sweep.against_anchor else None)
+def summary(sweep: Sweep) -> str:
+    """Which releases changed (in a sweep against the anchor: which interpreters differ from it), and
+    how many benchmarks at each."""
+    against = f" against {sweep.anchor}" if sweep.against_anchor else ""
+    order = dict.fromkeys(side for row in sweep.rows for side in row.sides)
+    words = {side: [step.verdict for row in sweep.rows for step in row.steps if step.after == side and _shown(step)]
+             for side in order}
+    parts = [f"{side} ({', '.join(f'{said.count(word)} {word}' for word in _COUNTED if word in said)})"
+             for side, said in words.items() if said]
+    if not parts:
+        return f"no {sweep.noun} changed any benchmark{against}"
+    return ("changes" if sweep.against_anchor else "steps") + " at " + ", ".join(parts) + against
 
 
 def selection_lines(sweep: Sweep) -> list[str]:
@@ -152,10 +138,6 @@ def _of(step: Step, pairs: list[tuple[str, str]]) -> str:
         return ""
     groups = list(dict.fromkeys(name.rsplit("/", 2)[0] for name in step.names))
     return f" (of {step.benchmarks} benchmarks{': ' + ', '.join(groups) if groups else ''})"
-
-
-def left_out(sweep: Sweep) -> list[str]:
-    return [f"left out: {side}: {why}" for side, why in sweep.left_out.items()]
 
 
 def legend(sweep: Sweep) -> list[str]:
@@ -188,19 +170,22 @@ def machine_text(machine: dict) -> str:
     return format_machine(machine.get("cpu"), machine.get("cpus"), machine.get("host", "?"), machine.get("python", "?"))
 
 
+def closing(sweep: Sweep) -> list[str]:
+    """The paragraphs under the steps: which sides changed, what was left out, the notes (a merge's)."""
+    return [summary(sweep), *(f"left out: {side}: {why}" for side, why in sweep.left_out.items()), *sweep.notes]
+
+
 def format_sweep(sweep: Sweep) -> str:
     lines = text(sweep_grid(sweep))
     # The legend's paragraphs wrapped as compare's footnotes are: no line of the terminal's table is a page wide.
     notes = [wrapped for paragraph in legend(sweep) for wrapped in textwrap.wrap(paragraph, FOOTNOTE_WIDTH)]
-    out = [*lines, "", *step_lines(sweep.rows, sweep.against_anchor), *selection_lines(sweep), "",
-           _summary(sweep), *left_out(sweep), *sweep.notes, *notes]
+    steps = [f"{name}: {said}" for name, said in step_lines(sweep)]
+    out = [*lines, "", *steps, *selection_lines(sweep), "", *closing(sweep), *notes]
     return "\n".join(out)
 
 
 def markdown_sweep(sweep: Sweep) -> str:
     lines = markdown(sweep_grid(sweep))
-    bullets = [f"- `{line.split(': ', 1)[0]}`: {line.split(': ', 1)[1]}"
-               for line in step_lines(sweep.rows, sweep.against_anchor)]
-    paragraphs = [*selection_lines(sweep), _summary(sweep), *left_out(sweep),
-                  *sweep.notes, *legend(sweep)]
+    bullets = [f"- `{name}`: {said}" for name, said in step_lines(sweep)]
+    paragraphs = [*selection_lines(sweep), *closing(sweep), *legend(sweep)]
     return "\n".join([*lines, "", *bullets, "", *(line + "\n" for line in paragraphs)])

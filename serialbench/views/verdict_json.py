@@ -59,7 +59,8 @@ def sweep_json(sweep: Sweep) -> str:
     return _dump({
         "sides": sweep.sides,
         "benchmarks": [{"name": row.name, "medians": [_number(row.median(side)) for side in sweep.sides],
-                        "steps": [{**_step(step), **_explained(sweep, row.name, step)} for step in row.steps],
+                        "steps": [{**_step(step), **_explained(sweep.explained, (row.name, step.before, step.after))}
+                                  for step in row.steps],
                         "from_anchor": [_step(step) for step in row.from_anchor]} for row in sweep.rows],
         "anchor": sweep.anchor, "min_effect": sweep.min_effect, "machines": sweep.machines,
         "releases": sweep.releases, "own": sweep.own,
@@ -77,10 +78,9 @@ def sweep_json(sweep: Sweep) -> str:
     })
 
 
-def _explained(sweep: Sweep, name: str, step: Step) -> dict:
+def _explained(explained: Mapping[tuple, dict], key: tuple) -> dict:
     """A step's `explain` object (views/explain_table.record), where --explain explained it."""
-    found = sweep.explained.get((name, step.before, step.after))
-    return {"explain": found} if found else {}
+    return {"explain": explained[key]} if explained.get(key) else {}
 
 
 def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: Sequence[dict],
@@ -92,23 +92,17 @@ def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: S
     found several; uncertain: the notes, joined. Over commits (--repo): each commit of the range
     (commits, in order), those skipped and why, and the range (history). With --explain: each explained
     step's `explain` object, and the steps it could not explain (explain_failed)."""
-    first = result.steps[0] if result.steps else None
-    found = explained or {}  # --explain: (before, after) -> the step's `explain` object
+    first = _step(result.steps[0]) if result.steps else {}
     commits = {label: commit.as_json() for label, commit in (history or {}).items()}
     return _dump({
         **({"commits": commits, "order": list(commits), "skipped": dict(skipped or {}), "history": named}
            if commits else {}),
         "benchmark": benchmark, "good": good, "bad": bad,
-        "changed_at": first.after if first else None,
-        "previous": first.before if first else None,
-        "change": _number(first.change) if first else None,
-        "low": _number(first.low) if first and first.low > -1 else None,
-        "high": _number(first.high) if first and first.low > -1 else None,
-        "verdict": first.verdict if first else None,
+        "changed_at": first.get("to"), "previous": first.get("from"),
+        **{key: first.get(key) for key in ("change", "low", "high", "verdict")},
         "uncertain": "; ".join(result.notes) or None,
         "steps": [{**_step(step), "share": _number(result.share(step), 3),
-                   **({"explain": found[(step.before, step.after)]} if (step.before, step.after) in found else {})}
-                  for step in result.steps],
+                   **_explained(explained or {}, (step.before, step.after))} for step in result.steps],
         "whole": _step(result.whole) if result.whole else None,
         "unsearched": [{"from": bracket.low, "to": bracket.high, "why": why,
                         **({"step": _step(bracket.step)} if bracket.step else {})}
