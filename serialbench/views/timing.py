@@ -31,13 +31,11 @@ from serialbench.views.table import Cell, Figure, Table, figure, render_markdown
 
 FIGURES = ("median", "floor_multiple")  # a cell's numbers, by name: report --json gives each with its interval
 NO_COPY = "no copy"  # the multiple's place in the cell of an op that copies no tensor (Case.no_copy)
-MARKS = ("* the fastest of its format at that tier, separated from the next by a paired test over the rounds "
-         "(Benjamini-Hochberg across the table); = the fastest and the next, which no test separates: a tie.")
-FLOOR_WORDS = ("its multiple of baseline/tobytes, the memcpy floor: one copy of the same input and tier, whose row "
-               "is in the table; 'no copy' for an op that copies no tensor (it hands on views of them)")
-TIMING_LEGEND = (f"Each cell: median time per op and {FLOOR_WORDS}; throughput in MB/s of raw input, and payload "
-                 "bytes per raw input byte. " + MARKS)
-BRIEF_LEGEND = f"Each cell: median time per op and {FLOOR_WORDS}. " + MARKS
+TIMING_LEGEND = ("Each cell: median time per op and its multiple of baseline/tobytes, the memcpy floor: one copy of "
+                 "the same input and tier, whose row is in the table; 'no copy' for an op that copies no tensor (it "
+                 "hands on views of them); throughput in MB/s of raw input, and payload bytes per raw input byte. "
+                 "* the fastest of its format at that tier, separated from the next by a paired test over the rounds "
+                 "(Benjamini-Hochberg across the table); = the fastest and the next, which no test separates: a tie.")
 
 
 def timing_cells(results: ResultFile, selected: list[Result], brief: bool = False,
@@ -96,7 +94,8 @@ def timing_tables(results: ResultFile, selected: list[Result], brief: bool = Fal
     tables = []
     for kind, direction, group in groups(selected):
         group = [*_floors(results, group), *group]
-        table = grid(f"{kind}, {direction}: median time per op", BRIEF_LEGEND if brief else TIMING_LEGEND, group,
+        # the run's summary writes one legend of its own above its tables (views/summary.py)
+        table = grid(f"{kind}, {direction}: median time per op", "" if brief else TIMING_LEGEND, group,
                      lambda result: cells[result.name])
         table.notes = _notes(group, cells)
         tables.append(table)
@@ -119,14 +118,11 @@ def precision_asked(results: ResultFile) -> float | None:
 
 
 def _notes(group: list[Result], cells: dict[str, Cell]) -> list[str]:
-    notes = []
-    for result in group:
-        found = timing(result.benchmark) if "two speeds" in cells[result.name].notes else None
-        if found is not None and found.modes:
-            notes.append(f"two speeds: {result.row} {result.tier}: {format_time(found.modes.fast)} and "
-                         f"{format_time(found.modes.slow)} ({len(found.modes.slow_rounds)} of {found.rounds} "
-                         "processes slow)")
-    return notes
+    """Under the table, each cell at two speeds: the two, and how many of its processes ran slow."""
+    two_speeds = [(r, timing(r.benchmark)) for r in group if "two speeds" in cells[r.name].notes]
+    return [f"two speeds: {result.row} {result.tier}: {format_time(found.modes.fast)} and "
+            f"{format_time(found.modes.slow)} ({len(found.modes.slow_rounds)} of {found.rounds} processes slow)"
+            for result, found in two_speeds]
 
 
 def _wider(width: float | None, target: float | None) -> str:
