@@ -89,7 +89,8 @@ def _cell(results: ResultFile, result: Result, found: Timing | None, target: flo
 def timing_tables(results: ResultFile, selected: list[Result], brief: bool = False, stacked: bool = False,
                   cells: dict[str, Cell] | None = None) -> list[Table]:
     """Per input kind and direction, FORMAT/IMPL by tier, of timing_cells (`brief`, `stacked`: as there).
-    `cells`: timing_cells of a larger selection whose marks these tables show (the site's page of one kind)."""
+    `cells`: timing_cells of a larger selection whose marks these tables show (the site's page of one kind),
+    built with the same `brief` and `stacked`."""
     cells = timing_cells(results, selected, brief, stacked) if cells is None else cells
     tables = []
     for kind, direction, group in groups(selected):
