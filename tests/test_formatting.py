@@ -5,6 +5,7 @@ import pytest
 from serialbench.core.formatting import (
     format_bytes,
     format_change,
+    format_count,
     format_duration,
     format_percent,
     format_ratio,
@@ -42,6 +43,7 @@ def test_ratios_bytes_throughput_percent_and_durations():
     assert [format_ratio(r) for r in (0.001, 0.25, 1.0, 2.34, 259.4, 1234.0)] == [
         "<0.01x", "0.25x", "1.0x", "2.3x", "259x", "1,234x"]
     assert [format_bytes(b) for b in (12, 4000, 400_123, 4_000_000)] == ["12 B", "4.00 KB", "400 KB", "4.00 MB"]
+    assert [format_count(c) for c in (9, 3000, 30_000, 3_000_000)] == ["9", "3,000", "30.0K", "3.00M"]
     assert [format_throughput(t) for t in (3.456, 99.6, 12_345.6)] == ["3.46 MB/s", "100 MB/s", "12,346 MB/s"]
     assert [format_percent(f) for f in (0.025, 0.13)] == ["2.5%", "13%"]
     assert [format_duration(s) for s in (0.4, 40.2, 150)] == ["0 s", "40 s", "2.5 min"]

@@ -1,4 +1,4 @@
-"""Numbers as every view prints them: times, bytes, ratios, changes and durations.
+"""Numbers as every view prints them: times, bytes, counts, ratios, changes and durations.
 
 One module, as pyperf has `_formatter.py`, so that the same number reads the same in `report`,
 the run's summary, `profile`, `budget`, `compare`, `sweep` and `bisect`.
@@ -34,6 +34,13 @@ def format_bytes(count: float) -> str:
         if count >= scale:
             return f"{_three_digits(count / scale)} {unit}"
     return f"{int(count)} B"
+
+
+def format_count(count: float) -> str:
+    """A count in a narrow cell: 9, 3,000, 30.0K, 3.00M."""
+    if count < 9999.5:
+        return f"{count:,.0f}"
+    return format_bytes(count).replace(" KB", "K").replace(" MB", "M").replace(" GB", "G")
 
 
 def format_ratio(ratio: float) -> str:

@@ -10,12 +10,12 @@ at which the same two come first and second share a clause.
 
 from __future__ import annotations
 
-from serialbench.catalog.case import DIRECTIONS
 from serialbench.catalog.inputs import tier_order
 from serialbench.core.formatting import format_ratio
 from serialbench.results.files import Result
 from serialbench.verdicts.rankings import Ranking, table_rankings
 from serialbench.verdicts.timings import timing
+from serialbench.views.grid import groups
 from serialbench.views.table import Table
 
 HEAD = "The answer: the fastest of each format, by how much it beats the next (= a tie):"
@@ -30,13 +30,12 @@ def answer_lines(selected: list[Result]) -> list[str]:
     formats = list(dict.fromkeys(key[2] for key in found))
     impl = {result.name: result.impl for result in selected}
     lines = []
-    for kind in dict.fromkeys(result.input for result in selected):
-        for direction in DIRECTIONS:
-            for fmt in formats:
-                tiers = {key[3]: value for key, value in found.items() if key[:3] == (kind, direction, fmt)}
-                if tiers:
-                    label = f"{kind} {direction}" + (f", {fmt}" if len(formats) > 1 else "")
-                    lines.append(f"  {label}: {_clauses(tiers, impl)}")
+    for kind, direction, _ in groups(selected):
+        for fmt in formats:
+            tiers = {key[3]: value for key, value in found.items() if key[:3] == (kind, direction, fmt)}
+            if tiers:
+                label = f"{kind} {direction}" + (f", {fmt}" if len(formats) > 1 else "")
+                lines.append(f"  {label}: {_clauses(tiers, impl)}")
     head = HEAD if len(formats) > 1 else HEAD.replace("each format", formats[0])
     return [head, *lines]
 

@@ -6,6 +6,7 @@ it, the multiple of the floor BASE -> NEW, then the verdict; the notes say how f
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 
 from serialbench.core.formatting import format_change, format_ratio, format_time
@@ -98,16 +99,12 @@ def change_notes(found: FileChanges, selected: list[Result], base_selected: list
         if flagged:
             notes.append(f"{verdict} in NEW ({len(flagged)}): " + ", ".join(
                 f"{c.name} {describe_change(c).split()[0]}" for c in flagged))
-    counts = {word: sum(1 for c in changes if c.verdict == word)
-              for word in (vocabulary.NO_CHANGE, vocabulary.AT_THRESHOLD, vocabulary.TOO_NOISY, vocabulary.TWO_SPEEDS,
-                           apart.FLOOR_MOVED)}
-    untimed = sum(1 for c in changes if c.verdict == "not timed")
-    notes.append(f"of {len(changes)} benchmarks: {counts[vocabulary.NO_CHANGE]} no change, "
-                 + (f"{counts[vocabulary.AT_THRESHOLD]} at the threshold, " if counts[vocabulary.AT_THRESHOLD] else "")
-                 + f"{counts[vocabulary.TOO_NOISY]} too noisy to tell"
-                 + (f", {counts[vocabulary.TWO_SPEEDS]} two speeds" if counts[vocabulary.TWO_SPEEDS] else "")
-                 + (f", {counts[apart.FLOOR_MOVED]} {apart.FLOOR_MOVED}" if counts[apart.FLOOR_MOVED] else "")
-                 + (f", {untimed} not timed" if untimed else ""))
+    # the words after slower and faster, in the legend's order; the rarer ones only where some row has them
+    counts = Counter(c.verdict for c in changes)
+    words = (*vocabulary.ORDER[2:], apart.FLOOR_MOVED, "not timed")
+    always = (vocabulary.NO_CHANGE, vocabulary.TOO_NOISY)
+    notes.append(f"of {len(changes)} benchmarks: "
+                 + ", ".join(f"{counts[word]} {word}" for word in words if counts[word] or word in always))
     if selection is not None:
         change, level = change_cell(selection)
         judged = sum(1 for c in changes if c.judged is not None)

@@ -27,8 +27,15 @@ from serialbench.results.files import Result, ResultFile
 MARKERS = "osD^vP*Xh<>pd"
 NOOP = (FLOOR[0], "noop")
 PANEL_W, PANEL_H, LEGEND_W = 3.4, 2.5, 2.9  # inches
-
-
+FASTEST = "fastest of each format"  # the first row's title, with two formats or more
+# The lines of every panel, in drawing and legend order: the memcpy floor and the harness overhead.
+FLOOR_LINES = (
+    (FLOOR, {"color": "black", "linewidth": 2.6, "marker": "s", "markersize": 3, "zorder": 5,
+             "label": "memcpy floor (baseline/tobytes)"}),
+    (NOOP, {"color": "grey", "linewidth": 1.2, "linestyle": ":", "zorder": 4,
+            "label": "harness overhead (baseline/noop)"}),
+)
+FLOOR_LABELS = tuple(style["label"] for _, style in FLOOR_LINES)
 VERDICT_STYLE = {"slower": ("^", "#d62728"), "faster": ("v", "#2ca02c")}  # compare's words: marker, colour
 
 
@@ -45,7 +52,7 @@ def plot_results(results: ResultFile, selected: Sequence[Result], path: str, bas
     if not kinds:
         raise ValueError("no timed benchmark to plot")
     formats = list(dict.fromkeys(r.format for r in timed if r.format != FLOOR[0]))
-    rows = (["fastest of each format"] if len(formats) > 1 else []) + formats
+    rows = ([FASTEST] if len(formats) > 1 else []) + formats
     rows = rows or [FLOOR[0]]
     # A row with a long legend (tfserving-grpc has a dozen implementations) gets the height it needs.
     # A few rows (a filtered report) get larger panels.
@@ -64,13 +71,12 @@ def plot_results(results: ResultFile, selected: Sequence[Result], path: str, bas
     for row_index, row in enumerate(rows):
         for column, kind in enumerate(kinds):
             ax = axes[row_index][column]
-            _draw_floor(ax, floors, kind)
-            if row == "fastest of each format":
+            for label, style in FLOOR_LINES:
+                _line(ax, _points(floors, kind, label), **style)
+            if row == FASTEST:
                 for fmt in formats:
-                    points = _fastest_encoder(timed, kind, fmt)
-                    if points:
-                        ax.plot(*zip(*points), color=format_colour[fmt], marker="o", markersize=4, linewidth=1.6,
-                                label=fmt)
+                    _line(ax, _fastest_encoder(timed, kind, fmt), color=format_colour[fmt], marker="o",
+                          markersize=4, linewidth=1.6, label=fmt)
             elif row != FLOOR[0]:
                 _draw_format(ax, timed, base_results, kind, row)
                 _draw_verdicts(ax, timed, kind, row, verdicts or {})
@@ -78,7 +84,7 @@ def plot_results(results: ResultFile, selected: Sequence[Result], path: str, bas
                         first_column=column == 0, row_title=row)
         handles, labels = _row_legend(axes[row_index], with_floor=row_index == 0)
         axes[row_index][-1].legend(handles, labels, loc="center left", bbox_to_anchor=(1.03, 0.5), fontsize=8,
-                                   frameon=False, title=row if row != "fastest of each format" else "FORMAT",
+                                   frameon=False, title=row if row != FASTEST else "FORMAT",
                                    title_fontsize=8.5, alignment="left")
     _tick_limits(axes)
     if base is None:
@@ -128,15 +134,10 @@ def _draw_verdicts(ax, timed: Sequence[Result], kind: str, fmt: str,
                         textcoords="offset points", fontsize=6.5, color=colour)
 
 
-def _draw_floor(ax, timed: Sequence[Result], kind: str) -> None:
-    floor = _points(timed, kind, FLOOR)
-    if floor:
-        ax.plot(*zip(*floor), color="black", linewidth=2.6, marker="s", markersize=3, zorder=5,
-                label="memcpy floor (baseline/tobytes)")
-    noop = _points(timed, kind, NOOP)
-    if noop:
-        ax.plot(*zip(*noop), color="grey", linewidth=1.2, linestyle=":", zorder=4,
-                label="harness overhead (baseline/noop)")
+def _line(ax, points: Sequence[tuple[int, float]], **style) -> None:
+    """A line through `points` (tier size, median), none when there are none."""
+    if points:
+        ax.plot(*zip(*points), **style)
 
 
 def _draw_format(ax, timed: Sequence[Result], base: Sequence[Result] | None, kind: str, fmt: str) -> None:
@@ -148,13 +149,10 @@ def _draw_format(ax, timed: Sequence[Result], base: Sequence[Result] | None, kin
         decode = any(r.direction.startswith("decode") for r in timed if r.format == fmt and r.impl == impl)
         style = {"color": palette(index % palette.N), "marker": MARKERS[index % len(MARKERS)], "markersize": 3.5,
                  "linewidth": 1.3, "linestyle": "--" if decode else "-"}
-        points = _points(timed, kind, (fmt, impl))
-        if points:
-            ax.plot(*zip(*points), label=impl + (" (decode)" if decode else ""), **style)
+        _line(ax, _points(timed, kind, (fmt, impl)), label=impl + (" (decode)" if decode else ""), **style)
         if base is not None:
-            old = _points(base, kind, (fmt, impl))
-            if old:
-                ax.plot(*zip(*old), **{**style, "alpha": 0.35, "linewidth": 1, "linestyle": ":", "marker": None})
+            _line(ax, _points(base, kind, (fmt, impl)),
+                  **{**style, "alpha": 0.35, "linewidth": 1, "linestyle": ":", "marker": None})
     if not any(r.format == fmt and r.input == kind for r in timed):
         ax.text(0.5, 0.5, "not run for this input", transform=ax.transAxes, ha="center", va="center",
                 fontsize=8, color="grey")
@@ -211,7 +209,7 @@ def _tick_above(value: float, steps: Sequence[float]) -> float:
 
 
 def _legend_entries(timed: Sequence[Result], row: str) -> int:
-    if row == "fastest of each format":
+    if row == FASTEST:
         return len({r.format for r in timed}) + 1  # the formats, the floor and the harness overhead
     return len({r.impl for r in timed if r.format == row})
 
@@ -221,9 +219,9 @@ def _row_legend(row_axes, with_floor: bool):
     labelled: dict[str, object] = {}
     for ax in row_axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
-            if with_floor or not label.startswith(("memcpy floor", "harness overhead")):
+            if with_floor or label not in FLOOR_LABELS:
                 labelled.setdefault(label, handle)
-    labels = sorted(labelled, key=lambda label: (not label.startswith("memcpy"), not label.startswith("harness")))
+    labels = sorted(labelled, key=lambda label: (label != FLOOR_LABELS[0], label != FLOOR_LABELS[1]))
     return [labelled[label] for label in labels], labels
 
 

@@ -13,17 +13,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 
 from serialbench.results.files import Result, ResultFile
 from serialbench.verdicts.costmodel import fits
 from serialbench.verdicts.file_changes import FileChanges
 from serialbench.verdicts.paired import Compared
-from serialbench.views import table
+from serialbench.views import benchmem, table
 from serialbench.views.explain_table import hanging
 from serialbench.views.roundtrip_table import round_trips_json
-from serialbench.views.table import COUNT_DIGITS, Cell, Column, Table, column, number
+from serialbench.views.table import Cell, Column, Table, column, number
 from serialbench.views.timing import FIGURES, timing_cells
 from serialbench.views.verdict_json import compare_json, verdict_record
+
+# A result's memory figures: memory --json's keys (B/op, allocs/op, peak, retained), without its name and time.
+MEMORY_COLUMNS = [c for c in benchmem.COLUMNS if c.header not in ("benchmark", "time/op")]
 
 
 def result_columns(cells: dict[str, Cell]) -> list[Column]:
@@ -37,16 +41,12 @@ def result_columns(cells: dict[str, Cell]) -> list[Column]:
     figures = [(name + suffix, figure(name, part)) for name in FIGURES
                for suffix, part in (("", "value"), ("_low", "low"), ("_high", "high"))]
     return [column(key, "", None, value) for key, value in (
-        ("name", lambda r: r.name), ("format", lambda r: r.format), ("impl", lambda r: r.impl),
-        ("input", lambda r: r.input), ("tier", lambda r: r.tier), ("direction", lambda r: r.direction),
-        ("copies", lambda r: r.copies), *figures, ("mark", lambda r: cells[r.name].mark),
+        *[(key, attrgetter(key)) for key in ("name", "format", "impl", "input", "tier", "direction", "copies")],
+        *figures, ("mark", lambda r: cells[r.name].mark),
         ("notes", lambda r: list(cells[r.name].notes)),
         ("mb_per_s", lambda r: number(r.throughput_mb_s)), ("input_bytes", lambda r: r.input_bytes),
         ("payload_bytes", lambda r: r.payload_bytes), ("values", lambda r: len(r.values)),
-        ("memory", lambda r: None if r.memory is None else {
-            "bytes_per_op": number(r.memory.bytes_per_op, COUNT_DIGITS),
-            "allocs_per_op": number(r.memory.allocs_per_op, COUNT_DIGITS),
-            "peak_bytes": r.memory.peak_bytes, "retained_bytes": r.memory.retained_bytes}),
+        ("memory", lambda r: None if r.memory is None else table.records(Table.of(MEMORY_COLUMNS, [r]))[0]),
     )]
 
 

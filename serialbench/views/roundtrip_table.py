@@ -60,8 +60,6 @@ def round_trips_json(selected: Sequence[Result]) -> list[dict]:
 
 def _cheapest(tier: str, ranking: list[tuple[float, str]], separated: bool) -> str:
     (best, label), (second, runner_up) = ranking[0], ranking[1]
-    if not separated:
-        return (f"cheapest at {tier}: cannot separate {label}, {format_time(best)}, and {runner_up}, "
-                f"{format_time(second)} ({second / best:.2f}x)")
-    return (f"cheapest at {tier}: {label}, {format_time(best)}; next {runner_up}, {format_time(second)} "
-            f"({second / best:.2f}x)")
+    first = f"{label}, {format_time(best)}"
+    then = f"{runner_up}, {format_time(second)} ({second / best:.2f}x)"
+    return f"cheapest at {tier}: " + (f"{first}; next {then}" if separated else f"cannot separate {first}, and {then}")

@@ -17,6 +17,7 @@ import math
 from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import (
     format_bytes,
+    format_count,
     format_percent,
     format_ratio,
     format_throughput,
@@ -30,20 +31,20 @@ from serialbench.views.table import Cell, Figure, Table, figure, render_markdown
 
 FIGURES = ("median", "floor_multiple")  # a cell's numbers, by name: report --json gives each with its interval
 NO_COPY = "no copy"  # the multiple's place in the cell of an op that copies no tensor (Case.no_copy)
-MARKS = ("* the fastest of its format at that tier, separated from the next by a paired test over the rounds "
-         "(Benjamini-Hochberg across the table); = the fastest and the next, which no test separates: a tie.")
-FLOOR_WORDS = ("its multiple of baseline/tobytes, the memcpy floor: one copy of the same input and tier, whose row "
-               "is in the table; 'no copy' for an op that copies no tensor (it hands on views of them)")
-TIMING_LEGEND = (f"Each cell: median time per op and {FLOOR_WORDS}; throughput in MB/s of raw input, and payload "
-                 "bytes per raw input byte. " + MARKS)
-BRIEF_LEGEND = f"Each cell: median time per op and {FLOOR_WORDS}. " + MARKS
+TIMING_LEGEND = ("Each cell: median time per op and its multiple of baseline/tobytes, the memcpy floor: one copy of "
+                 "the same input and tier, whose row is in the table; 'no copy' for an op that copies no tensor (it "
+                 "hands on views of them); throughput in MB/s of raw input, and payload bytes per raw input byte. "
+                 "* the fastest of its format at that tier, separated from the next by a paired test over the rounds "
+                 "(Benjamini-Hochberg across the table); = the fastest and the next, which no test separates: a tie.")
 
 
-def timing_cells(results: ResultFile, selected: list[Result]) -> dict[str, Cell]:
+def timing_cells(results: ResultFile, selected: list[Result], brief: bool = False,
+                 stacked: bool = False) -> dict[str, Cell]:
     """Each selected benchmark's cell, and its floor's: the median time per op with its interval, its
     multiple of the floor (verdicts/timings.floor_multiple) or `no copy`, its mark (verdicts/rankings.py),
     and under them the throughput and size. Every view of a run file reads these: report's tables, their
-    Markdown, report --json, the run's summary and the site."""
+    Markdown, report --json, the run's summary and the site. `brief` keeps only the median and its
+    multiple (the run's summary), on one line (aligned) or, `stacked`, on two (narrower)."""
     with_floors = {r.name: r for r in selected}
     for result in selected:
         floor = results.floor(result)
@@ -52,27 +53,30 @@ def timing_cells(results: ResultFile, selected: list[Result]) -> dict[str, Cell]
     timings = {name: timing(result.benchmark) for name, result in with_floors.items()}
     marked = marks(table_rankings(list(with_floors.values()), timings))
     target = precision_asked(results)
-    return {name: _cell(results, result, timings[name], target, marked.get(name, ""))
+    return {name: _cell(results, result, timings[name], target, marked.get(name, ""), brief, stacked)
             for name, result in with_floors.items()}
 
 
-def _cell(results: ResultFile, result: Result, found: Timing | None, target: float | None, mark: str) -> Cell:
+def _cell(results: ResultFile, result: Result, found: Timing | None, target: float | None, mark: str,
+          brief: bool, stacked: bool) -> Cell:
     if found is None:
-        return Cell(["not timed", "(no values)"], notes=("not timed",))
+        return Cell(["not timed"] if brief else ["not timed", "(no values)"], notes=("not timed",))
     median = Figure(found.median, "time", found.low, found.high,
                     ("~" if found.modes else "") + format_time(found.median) + _wider(found.width, target))
     figures = {"median": median}
     notes: tuple[str, ...] = ("two speeds",) if found.modes else ()
     multiple = floor_multiple(results, result, found)
+    first = [median.text]
     if not result.copies:
         notes += (NO_COPY,)
-        first = [median.text, NO_COPY]
+        first.append(NO_COPY)
     elif multiple is not None:
         figures["floor_multiple"] = figure(multiple.value, "ratio", multiple.low, multiple.high,
                                            _wider(multiple.width, target))
-        first = [median.text, figures["floor_multiple"].text]
-    else:
-        first = [median.text]
+        first.append(figures["floor_multiple"].text)
+    if brief:
+        one_line = f"{first[0]:>7}  {first[1]:>5}" if len(first) == 2 else first[0]
+        return Cell(first if stacked else [one_line], mark, figures, notes)
     if not result.payload_bytes:  # produces nothing (the harness overhead): a rate would mean nothing
         second = "no payload"
     else:
@@ -84,16 +88,16 @@ def _cell(results: ResultFile, result: Result, found: Timing | None, target: flo
 
 def timing_tables(results: ResultFile, selected: list[Result], brief: bool = False, stacked: bool = False,
                   cells: dict[str, Cell] | None = None) -> list[Table]:
-    """Per input kind and direction, FORMAT/IMPL by tier. `brief` keeps only the median and its
-    multiple of the floor (the run's summary), on one line or, `stacked`, on two (narrower). `cells`:
-    timing_cells of a larger selection whose marks these tables show (the site's page of one kind)."""
-    cells = timing_cells(results, selected) if cells is None else cells
+    """Per input kind and direction, FORMAT/IMPL by tier, of timing_cells (`brief`, `stacked`: as there).
+    `cells`: timing_cells of a larger selection whose marks these tables show (the site's page of one kind),
+    built with the same `brief` and `stacked`."""
+    cells = timing_cells(results, selected, brief, stacked) if cells is None else cells
     tables = []
     for kind, direction, group in groups(selected):
         group = [*_floors(results, group), *group]
-        shown = {r.name: (_brief(cells[r.name], stacked) if brief else cells[r.name]) for r in group}
-        table = grid(f"{kind}, {direction}: median time per op", BRIEF_LEGEND if brief else TIMING_LEGEND, group,
-                     lambda result, shown=shown: shown[result.name])
+        # the run's summary writes one legend of its own above its tables (views/summary.py)
+        table = grid(f"{kind}, {direction}: median time per op", "" if brief else TIMING_LEGEND, group,
+                     lambda result: cells[result.name])
         table.notes = _notes(group, cells)
         tables.append(table)
     return tables
@@ -108,17 +112,6 @@ def _floors(results: ResultFile, group: list[Result]) -> list[Result]:
     return list({floor.name: floor for floor in floors if floor.name not in names}.values())
 
 
-def _brief(cell: Cell, stacked: bool) -> Cell:
-    """The cell of the run's summary: the median and the multiple, on one line (aligned) or two."""
-    if "not timed" in cell.notes:
-        return Cell(["not timed"], notes=cell.notes)
-    multiple = cell.figures.get("floor_multiple")
-    parts = [cell.figures["median"].text,
-             *([NO_COPY] if NO_COPY in cell.notes else [multiple.text] if multiple else [])]
-    one_line = f"{parts[0]:>7}  {parts[1]:>5}" if len(parts) == 2 else parts[0]
-    return Cell(parts if stacked else [one_line], cell.mark, cell.figures, cell.notes)
-
-
 def precision_asked(results: ResultFile) -> float | None:
     """The precision the run asked for (a run of serialbench's rounds records it), else None."""
     value = results.metadata.get("serialbench_precision")
@@ -126,14 +119,11 @@ def precision_asked(results: ResultFile) -> float | None:
 
 
 def _notes(group: list[Result], cells: dict[str, Cell]) -> list[str]:
-    notes = []
-    for result in group:
-        found = timing(result.benchmark) if "two speeds" in cells[result.name].notes else None
-        if found is not None and found.modes:
-            notes.append(f"two speeds: {result.row} {result.tier}: {format_time(found.modes.fast)} and "
-                         f"{format_time(found.modes.slow)} ({len(found.modes.slow_rounds)} of {found.rounds} "
-                         "processes slow)")
-    return notes
+    """Under the table, each cell at two speeds: the two, and how many of its processes ran slow."""
+    two_speeds = [(r, timing(r.benchmark)) for r in group if "two speeds" in cells[r.name].notes]
+    return [f"two speeds: {result.row} {result.tier}: {format_time(found.modes.fast)} and "
+            f"{format_time(found.modes.slow)} ({len(found.modes.slow_rounds)} of {found.rounds} processes slow)"
+            for result, found in two_speeds]
 
 
 def _wider(width: float | None, target: float | None) -> str:
@@ -163,15 +153,8 @@ def _memory_cell(result: Result) -> Cell:
         first += f"  {format_ratio(memory.peak_bytes / result.input_bytes)}"
     lines = [first, f"retained {format_bytes(memory.retained_bytes)}"]
     if memory.bytes_per_op is not None:
-        lines.insert(0, f"{format_bytes(memory.bytes_per_op)}/op  {_count(memory.allocs_per_op)} allocs")
+        lines.insert(0, f"{format_bytes(memory.bytes_per_op)}/op  {format_count(memory.allocs_per_op)} allocs")
     return Cell(lines)
-
-
-def _count(value: float) -> str:
-    """A count in a narrow cell: 9, 3,000, 30.0K, 3.00M."""
-    if value < 9999.5:
-        return f"{value:,.0f}"
-    return format_bytes(value).replace(" KB", "K").replace(" MB", "M").replace(" GB", "G")
 
 
 def header_lines(results: ResultFile, role: str = "") -> list[str]:
