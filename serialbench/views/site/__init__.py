@@ -19,14 +19,13 @@ import html
 import json
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from serialbench.core.errors import UsageError
-from serialbench.core.formatting import format_machine
 from serialbench.results.sources import Source, collect
 from serialbench.views.site.history import history_page
-from serialbench.views.site.pages import PAGES, date_of, library_of
+from serialbench.views.site.pages import PAGES, commits_of, differing_versions
 from serialbench.views.table import Table, column
 from serialbench.views.table import data as data_of
 
@@ -47,6 +46,7 @@ class Page:
     file: str  # the HTML file's name inside the site
     title: str
     source: Source
+    facts: dict = field(default_factory=dict)  # the index's row: its date, libraries, machine and count
 
 
 def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> list[Page]:
@@ -68,6 +68,7 @@ def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> 
         except (KeyError, TypeError, ValueError, ZeroDivisionError, UsageError) as exc:
             say(f"left out: {', '.join(page.source.paths)}: cannot be shown ({type(exc).__name__}: {exc})")
             continue
+        page.facts = data.pop("index")  # the index's, not the page's
         data["title"] = page.title
         write_page(out / page.file, page.title, page.kind, data)
         written.append(page)
@@ -137,53 +138,9 @@ INDEX_COLUMNS = [column(key, header, lambda row, key=key: str(row[key]) if key =
 
 
 def index_rows(pages: Sequence[Page]) -> list[dict]:
-    runs = [page.source.files[0] for page in pages if page.kind == "run"]
-    versions = [loaded.library_versions() for loaded in runs]
-    # a library whose version differs between the runs that have it (one that some runs lack says nothing)
-    varying = {name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1}
-    rows = []
-    for page in pages:
-        source = page.source
-        row = {"kind": page.kind, "title": page.title, "href": page.file, "paths": source.paths,
-               "date": "", "commit": "", "libraries": "", "machine": "", "count": 0}
-        if page.kind == "run":
-            loaded = source.files[0]
-            mine = loaded.library_versions()
-            row.update(date=date_of(loaded), commit=", ".join(c[:10] for c in loaded.commits),
-                       libraries=", ".join(f"{n} {mine[n]}" for n in sorted(varying) if n in mine),
-                       machine=loaded.machine, count=len(loaded.results))
-        elif page.kind == "compare":
-            base, head = source.files
-            b, h = base.library_versions(), head.library_versions()
-            changed = [f"{n} {b.get(n, '-')} -> {h.get(n, '-')}" for n in sorted(set(b) | set(h))
-                       if b.get(n) != h.get(n)]
-            row.update(date=date_of(head), commit=", ".join(dict.fromkeys(c[:10] for c in base.commits + head.commits)),
-                       libraries=", ".join(changed) or f"{base.metadata.get('serialbench_side', 'BASE')} -> "
-                                                       f"{head.metadata.get('serialbench_side', 'HEAD')}",
-                       machine=head.machine, count=len(head.results))
-        elif page.kind == "sweep":
-            sides = source.data["sides"]
-            first = source.files[0] if source.files else None
-            machines = list((source.data.get("machines") or {}).values())
-            noun = source.data.get("side_noun") or "release"  # an interpreter's sweep says so
-            swept = source.data.get("history") or library_of(source.files) or f"{noun}s"
-            row.update(date=date_of(first) if first else "",
-                       commit=", ".join(dict.fromkeys(c[:10] for f in source.files for c in f.commits)),
-                       libraries=f"{swept} "
-                                 f"{sides[0]} to {sides[-1]} "
-                                 f"({len(sides)} sides)",
-                       machine=(format_machine(machines[0].get("cpu"), machines[0].get("cpus"))
-                                if machines and isinstance(machines[0], dict) else ""),
-                       count=len(source.data["benchmarks"]))
-        elif page.kind == "history":
-            row.update(date=f"{date_of(min(source.files, key=date_of))} to {date_of(max(source.files, key=date_of))}",
-                       commit=", ".join(dict.fromkeys(c[:10] for f in source.files for c in f.commits)),
-                       libraries="each benchmark's multiple of the floor over the runs", count=len(source.files))
-        elif page.kind == "bisect":
-            data = source.data
-            row.update(libraries=f"{data.get('good')} to {data.get('bad')}: {data.get('benchmark')}",
-                       count=len(data["sessions"]))
-        else:
-            row.update(count=len(source.data["benchmarks"]))
-        rows.append(row)
-    return rows
+    """A row a page: what its builder said of it (`facts`), its commits, and for a run the libraries whose
+    version differs between the site's runs."""
+    runs = [page for page in pages if page.kind == "run"]
+    differing = dict(zip((page.file for page in runs), differing_versions([page.source.files[0] for page in runs])))
+    return [{"kind": page.kind, "title": page.title, "href": page.file, "commit": commits_of(page.source.files),
+             "date": "", "libraries": differing.get(page.file, ""), "machine": "", **page.facts} for page in pages]

@@ -18,20 +18,18 @@ from serialbench.core.formatting import format_change, format_ratio, format_time
 from serialbench.results.files import ResultFile
 from serialbench.results.sources import Source
 from serialbench.verdicts.timings import floor_multiple, timing
-from serialbench.views.site.pages import date_of
+from serialbench.views.site.pages import commits_of, date_of, differing_versions
 from serialbench.views.table import Column, Table, number
 from serialbench.views.table import data as table_data
 
 
 def history_page(source: Source) -> dict:
     runs = sorted(source.files, key=date_of)
-    versions = [loaded.library_versions() for loaded in runs]
-    # a library whose version differs between the runs that have it (--with), named beside each run's commit
-    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
-    shown = [{"label": (label := ", ".join(c[:10] for c in loaded.commits) or os.path.basename(loaded.path)),
-              "shown": f"{index}: {label}" + (" (dirty)" if loaded.dirty else ""),
-              "libraries": ", ".join(f"{name} {mine[name]}" for name in varying if name in mine),
-              "date": date_of(loaded)} for index, (loaded, mine) in enumerate(zip(runs, versions), start=1)]
+    # a library whose version differs between the runs (--with), named beside each run's commit
+    shown = [{"label": (label := commits_of([loaded]) or os.path.basename(loaded.path)),
+              "shown": f"{index}: {label}" + (" (dirty)" if loaded.dirty else ""), "libraries": libraries,
+              "date": date_of(loaded)} for index, (loaded, libraries) in enumerate(zip(runs, differing_versions(runs)),
+                                                                                 start=1)]
     benchmarks = []
     for name in dict.fromkeys(r.name for loaded in runs for r in loaded.results):
         points = [point(loaded, name) for loaded in runs]
@@ -46,6 +44,8 @@ def history_page(source: Source) -> dict:
                                    (run, p) for run, p in zip(shown, points) if p is not None]))})
     floor = "/".join(FLOOR)
     return {"kind": "history", "floor": floor, "runs": shown, "benchmarks": benchmarks,
+            "index": {"date": f"{shown[0]['date']} to {shown[-1]['date']}", "count": len(runs),
+                      "libraries": "each benchmark's multiple of the floor over the runs"},
             "legend": f"{len(runs)} runs in the order of their date. A benchmark's multiple of the floor ({floor} "
                       "of its input and tier, timed in the same processes, milliseconds apart), which the machine's "
                       "drift between runs barely moves, with the 95% interval over the run's processes; its time "

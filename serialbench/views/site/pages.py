@@ -4,7 +4,8 @@ The numbers and tables are the text views' own (views/timing.py, roundtrip.py, c
 of verdicts/file_changes.py and verdicts/steps.py): the page lays them out, it decides nothing. Times are
 seconds per op, changes fractions (+0.05: 5% more time), as in the --json files. Every string that
 comes from a result file (names, side descriptions, metadata) is data here, never markup: the page
-writes it as text (assets/site.js).
+writes it as text (assets/site.js). Each page's data also gives, under `index`, what the index's row says
+of it (its date, libraries, machine and count; the site takes it out of the page's data).
 """
 
 from __future__ import annotations
@@ -18,7 +19,14 @@ from packaging.version import InvalidVersion, Version
 
 from serialbench.catalog.inputs import tier_order, tier_size
 from serialbench.catalog.registry import FLOOR
-from serialbench.core.formatting import format_bytes, format_change, format_interval, format_percent, format_time
+from serialbench.core.formatting import (
+    format_bytes,
+    format_change,
+    format_interval,
+    format_machine,
+    format_percent,
+    format_time,
+)
 from serialbench.results.files import Result, ResultFile
 from serialbench.results.session_files import explained_in, runs_of
 from serialbench.results.sources import Source, side_label
@@ -64,7 +72,8 @@ def run_page(source: Source) -> dict:
                     "and the median's interval. Click it to keep it here.",
             "tiers": {tier: tier_size(tier) for tier in tier_order(r.tier for r in results.results)},
             "floor": "/".join(FLOOR), "views": views, "roundtrip": roundtrip,
-            "benchmarks": [benchmark_data(results, r, cells[r.name]) for r in timed]}
+            "benchmarks": [benchmark_data(results, r, cells[r.name]) for r in timed],
+            "index": {"date": date_of(results), "machine": results.machine, "count": len(results.results)}}
 
 
 def impls_by_format(group: list[Result]) -> list[tuple[str, list[str]]]:
@@ -113,11 +122,15 @@ def compare_page(source: Source) -> dict:
         hanging(explained_in(head))(table)
     if selection is not None:
         table.rows[-1].data["name"] = "selection"  # the page's name of the row, in its link and its plot
+    b, h = base.library_versions(), head.library_versions()
+    changed = [f"{n} {b.get(n, '-')} -> {h.get(n, '-')}" for n in sorted(b.keys() | h.keys()) if b.get(n) != h.get(n)]
+    sides = f"{base.metadata.get('serialbench_side', 'BASE')} -> {head.metadata.get('serialbench_side', 'HEAD')}"
     return {"kind": "compare", "paired": paired, "min_effect": min_effect, "legend": legend(paired, min_effect),
             "forest_legend": "Each row's change and its interval, against the minimum effect either side (dashed), "
                              "coloured by verdict.",
             "sides": table_data(sides_table(base, head)), "rounds": rounds,
-            "table": table_data(table)}
+            "table": table_data(table), "index": {"date": date_of(head), "libraries": ", ".join(changed) or sides,
+                                                  "machine": head.machine, "count": len(head.results)}}
 
 
 def rounds_data(log_changes, legend: str) -> dict:
@@ -133,7 +146,7 @@ SIDE_FACTS = {
                                                     if o.library_versions().get(n) != v) or "none",
     "Python": lambda f, o: str(f.metadata.get("python_version", f.metadata.get("serialbench_python", "?"))),
     "CPU": lambda f, o: f.machine, "date": lambda f, o: date_of(f) or "-",
-    "commit": lambda f, o: ", ".join(c[:10] for c in f.commits) or "-", "file": lambda f, o: f.path}
+    "commit": lambda f, o: commits_of([f]) or "-", "file": lambda f, o: f.path}
 
 
 def sides_table(base: ResultFile, head: ResultFile) -> Table:
@@ -151,6 +164,19 @@ def date_of(loaded: ResultFile) -> str:
     dates = sorted(str(run.get_metadata()["date"])[:16] for r in loaded.results for run in r.benchmark.get_runs()
                    if run.get_metadata().get("date"))
     return dates[0] if dates else ""
+
+
+def commits_of(files: Sequence[ResultFile]) -> str:
+    """The commits the files were timed at, each once, short."""
+    return ", ".join(dict.fromkeys(c[:10] for loaded in files for c in loaded.commits))
+
+
+def differing_versions(files: Sequence[ResultFile]) -> list[str]:
+    """Each file's libraries whose version differs between the files that have them (one that some files
+    lack says nothing): 'name version, ...'."""
+    versions = [loaded.library_versions() for loaded in files]
+    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
+    return [", ".join(f"{name} {mine[name]}" for name in varying if name in mine) for mine in versions]
 
 
 # -- a sweep -------------------------------------------------------------------------------------------
@@ -190,6 +216,12 @@ def sweep_page(source: Source) -> dict:
             "machines": [f"{side}: {machine_text(m)}" for side, m in (data.get("machines") or {}).items()],
             "library": library_of(source.files), "rounds": rounds,
             "files": [loaded.path for loaded in source.files], "date": date_of(first) if first else ""}
+    machine = next(iter((data.get("machines") or {}).values()), None)  # where the first side was timed
+    page["index"] = {"date": page["date"], "count": len(benchmarks),
+                     "libraries": f"{data.get('history') or page['library'] or sweep.noun + 's'} "
+                                  f"{sides[0]} to {sides[-1]} ({len(sides)} sides)",
+                     "machine": format_machine(machine.get("cpu"), machine.get("cpus")) if isinstance(machine, dict)
+                     else ""}
     # A sweep of commits: in the order of its file's `commits` (the range's), the skipped ones among them.
     # A sweep of releases has neither key, and its page the data it always had.
     if data.get("commits"):
@@ -274,6 +306,7 @@ def bisect_page(source: Source) -> dict:
               f"{found['verdict']}, {found['text']}{found.get('share_text', '')}"} for found in map(with_text, steps)]
     bench, good, bad = data.get("benchmark"), data.get("good"), data.get("bad")
     page = {"kind": "bisect", "path": source.paths[0], **data, "steps": steps,
+            "index": {"libraries": f"{good} to {bad}: {bench}", "count": len(data["sessions"])},
             "answer": f"{bench}: {steps[0]['found']}" if len(steps) == 1 else
                       f"{bench}: {len(steps)} steps from {good} to {bad}" if steps else
                       f"{bench}: no step found from {good} to {bad}",
@@ -363,7 +396,7 @@ def check_harness_page(source: Source) -> dict:
     return {"kind": "check-harness", "path": source.paths[0],
             "summary": f"{len(rows)} benchmarks, {processes} processes a way, tolerance "
                        + ("?" if tolerance is None else format_percent(tolerance)),
-            "table": table_data(Table.of(harness_columns(), rows))}
+            "table": table_data(Table.of(harness_columns(), rows)), "index": {"count": len(rows)}}
 
 
 PAGES = {"run": run_page, "compare": compare_page, "sweep": sweep_page, "bisect": bisect_page,
