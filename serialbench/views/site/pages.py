@@ -112,9 +112,7 @@ def benchmark_data(results: ResultFile, result: Result, cell: Cell) -> dict:
 def compare_page(source: Source) -> dict:
     base, head = source.files
     rows, selection, paired, min_effect = compare_files(base.path, head.path)
-    base_runs = {r.name: runs_of(r.benchmark) for r in base.results}
-    head_runs = {r.name: runs_of(r.benchmark) for r in head.results}
-    rounds = {row.name: rounds_data(round_estimates(base_runs[row.name], head_runs[row.name]),
+    rounds = {row.name: rounds_data(base.get(row.name), head.get(row.name),
                                     "Each round's estimate (the median of its pairs' HEAD/BASE):")
               for row in rows} if paired else {}
     table = Table.of(compare_columns("BASE", "HEAD", paired), lines(rows, selection))
@@ -133,10 +131,10 @@ def compare_page(source: Source) -> dict:
                                                   "machine": head.machine, "count": len(head.results)}}
 
 
-def rounds_data(log_changes, legend: str) -> dict:
+def rounds_data(base: Result, head: Result, legend: str) -> dict:
     """Each round's change (the median of its pairs' HEAD/BASE - 1), as the terminal prints it, and what the
     chart of them shows."""
-    changes = [math.expm1(x) for x in log_changes]
+    changes = [math.expm1(x) for x in round_estimates(runs_of(base.benchmark), runs_of(head.benchmark))]
     return {"values": [number(c) for c in changes], "texts": [format_change(c) for c in changes], "legend": legend}
 
 
@@ -183,27 +181,16 @@ def differing_versions(files: Sequence[ResultFile]) -> list[str]:
 
 def sweep_page(source: Source) -> dict:
     data = source.data
-    sides = data["sides"]
-    by_label: dict[str, list[ResultFile]] = {}
-    for loaded in source.files:
-        by_label.setdefault(side_label(loaded, sides), []).append(loaded)
-    rounds = {}
-    for bench in data["benchmarks"]:
-        for step in bench["steps"]:
-            changes = _step_rounds(by_label, bench["name"], step["from"], step["to"])
-            if changes:
-                rounds[f"{bench['name']} {step['from']} {step['to']}"] = changes
-    first = source.files[0] if source.files else None
+    sweep = sweep_from_json(json.dumps(data), source.paths[0])
+    sides, anchor, machines = data["sides"], data.get("anchor", sweep.anchor), sweep.machines or {}
+    noun = "commit" if data.get("commits") else sweep.noun  # a release, or an interpreter
     benchmarks = [{**bench, "steps": [with_text(s) for s in bench["steps"]],
                    "from_anchor": [with_text(s) for s in bench["from_anchor"]], "line": sweep_line(sides, bench)}
                   for bench in data["benchmarks"]]
-    sweep = sweep_from_json(json.dumps(data), source.paths[0])
-    grid = sweep_grid(sweep)  # the terminal's cells, and below its legend
-    noun = "commit" if data.get("commits") else sweep.noun  # a release, or an interpreter
-    page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": data.get("anchor", sides[0]),
+    page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": anchor,
             "noun": noun, "against_anchor": sweep.against_anchor,
-            "min_effect": data["min_effect"], "benchmarks": benchmarks, "grid": table_data(grid),
-            "legend": sweep_legend(sweep)[:1],  # the terminal's words for its cells and marks
+            "min_effect": data["min_effect"], "benchmarks": benchmarks, "grid": table_data(sweep_grid(sweep)),
+            "legend": sweep_legend(sweep)[:1],  # the terminal's cells, and its words for them and their marks
             "chart_legend": "Per benchmark: a point is the anchor's median times (1 + the change against the anchor), "
                             "its bar the 95% interval of that change; "
                             + (f"an {noun} slower or faster than the anchor is shaded" if sweep.against_anchor else
@@ -211,26 +198,25 @@ def sweep_page(source: Source) -> dict:
                             "change.",
             "selection": table_data(Table.of(SELECTION, [with_text(s) for s in data.get("selection", [])])),
             "summary": f"{len(sides)} {noun}s, {len(benchmarks)} benchmarks, "
-                       f"anchor {data.get('anchor', sides[0])}, minimum effect {data['min_effect'] * 100:g}%",
+                       f"anchor {anchor}, minimum effect {data['min_effect'] * 100:g}%",
             "left_out": data.get("left_out", {}),
-            "machines": [f"{side}: {machine_text(m)}" for side, m in (data.get("machines") or {}).items()],
-            "library": library_of(source.files), "rounds": rounds,
-            "files": [loaded.path for loaded in source.files], "date": date_of(first) if first else ""}
-    machine = next(iter((data.get("machines") or {}).values()), None)  # where the first side was timed
+            "machines": [f"{side}: {machine_text(m)}" for side, m in machines.items()],
+            "library": library_of(source.files), "rounds": sweep_rounds(source.files, sides, data["benchmarks"]),
+            "files": [loaded.path for loaded in source.files],
+            "date": date_of(source.files[0]) if source.files else ""}
+    first = next(iter(machines.values()), None)  # where the first side was timed
     page["index"] = {"date": page["date"], "count": len(benchmarks),
-                     "libraries": f"{data.get('history') or page['library'] or sweep.noun + 's'} "
+                     "libraries": f"{sweep.history or page['library'] or sweep.noun + 's'} "
                                   f"{sides[0]} to {sides[-1]} ({len(sides)} sides)",
-                     "machine": format_machine(machine.get("cpu"), machine.get("cpus")) if isinstance(machine, dict)
-                     else ""}
+                     "machine": format_machine(first.get("cpu"), first.get("cpus")) if isinstance(first, dict) else ""}
     # A sweep of commits: in the order of its file's `commits` (the range's), the skipped ones among them.
     # A sweep of releases has neither key, and its page the data it always had.
     if data.get("commits"):
-        page["commits"] = commit_rows(data["commits"], data["commits"], sides, data.get("left_out") or {})
-        page["commits_table"] = table_data(commits_table(page["commits"]))
+        page.update(commits_data(data["commits"], data["commits"], sides, data.get("left_out") or {}))
     named = {c["label"]: c["named"] for c in page.get("commits", [])}
     page["left_out_lines"] = [f"{named.get(side, side)}: {why}" for side, why in page["left_out"].items()]
-    if data.get("history"):
-        page["history"] = str(data["history"])
+    if sweep.history:
+        page["history"] = sweep.history
     return page
 
 
@@ -269,19 +255,24 @@ def with_text(step: dict) -> dict:
             "text": format_interval(change, -1.0 if low is None else low, math.inf if high is None else high)}
 
 
-def _step_rounds(by_label, name: str, before: str, after: str) -> dict:
-    """The step's per-round changes, from a session that timed both sides (value i with value i)."""
-    for base in by_label.get(before, []):
-        for head in by_label.get(after, []):
-            if base.metadata.get("serialbench_session") != head.metadata.get("serialbench_session"):
-                continue
-            b, h = base.get(name), head.get(name)
-            if b is not None and h is not None:
-                return rounds_data(round_estimates(runs_of(b.benchmark), runs_of(h.benchmark)),
-                                   f"Each round's estimate (the median of its pairs' {after}/{before}); in colour the "
-                                   "rounds of the verdict, in grey the rounds the session went on to take for other "
-                                   "benchmarks.")
-    return {}
+def sweep_rounds(files: Sequence[ResultFile], sides: list[str], benchmarks: list[dict]) -> dict:
+    """Each step's per-round changes ('NAME FROM TO': rounds_data), where a session that timed both its sides
+    (value i with value i) is among the side files."""
+    by_label: dict[str, list[ResultFile]] = {}
+    for loaded in files:
+        by_label.setdefault(side_label(loaded, sides), []).append(loaded)
+    rounds = {}
+    for bench in benchmarks:
+        for step in bench["steps"]:
+            name, before, after = bench["name"], step["from"], step["to"]
+            both = [(b, h) for base in by_label.get(before, []) for head in by_label.get(after, [])
+                    if base.metadata.get("serialbench_session") == head.metadata.get("serialbench_session")
+                    and (b := base.get(name)) is not None and (h := head.get(name)) is not None]
+            if both:
+                rounds[f"{name} {before} {after}"] = rounds_data(
+                    *both[0], f"Each round's estimate (the median of its pairs' {after}/{before}); in colour the "
+                    "rounds of the verdict, in grey the rounds the session went on to take for other benchmarks.")
+    return rounds
 
 
 def library_of(files: Sequence[ResultFile]) -> str:
@@ -321,8 +312,7 @@ def bisect_page(source: Source) -> dict:
     page["ladder"] = table_data(ladder(page["versions"], page["sessions"]))
     if data.get("commits"):
         skipped = data.get("skipped") or {}
-        page["commits"] = commit_rows(data["commits"], [*order, *data["commits"], *skipped], versions, skipped)
-        page["commits_table"] = table_data(commits_table(page["commits"]))
+        page.update(commits_data(data["commits"], [*order, *data["commits"], *skipped], versions, skipped))
     return page
 
 
@@ -344,16 +334,6 @@ def ladder(versions: list[str], sessions: list[dict]) -> Table:
     return table
 
 
-def commits_table(commits: list[dict]) -> Table:
-    """The commits of a sweep or bisection, each whether it was timed or why it was skipped."""
-    return Table([Column("date", left=True), Column("subject", left=True), Column("files changed"),
-                  Column("timed", left=True)],
-                 [Row(c["label"], [Cell([c["date"]]), Cell([c["subject"]]), Cell([str(len(c["files"]))]),
-                                   Cell([f"skipped: {c['skipped']}" if c["skipped"] is not None else
-                                         "timed" if c["timed"] else "-"])], {"sha": c["sha"], "files": c["files"]})
-                  for c in commits], corner="commit")
-
-
 def _version_key(text: str):
     try:
         return (0, Version(text), text)
@@ -361,8 +341,9 @@ def _version_key(text: str):
         return (1, Version("0"), text)
 
 
-def commit_rows(commits: dict, order, timed, skipped: dict) -> list[dict]:
-    """The commits of a sweep or bisection, in `order`, each whether it was timed and why it was skipped.
+def commits_data(commits: dict, order, timed, skipped: dict) -> dict:
+    """The commits of a sweep or bisection, in `order`, each whether it was timed and why it was skipped:
+    as a list (`commits`) and as their table (`commits_table`).
 
     A list, not the file's object: a page's script reads an object's keys in JavaScript's order, which
     puts keys that are numbers first, and a short sha can be eight digits."""
@@ -380,7 +361,13 @@ def commit_rows(commits: dict, order, timed, skipped: dict) -> list[dict]:
                      # as the page names it: a commit with its subject, and what it is, with its files changed
                      "named": f"{label} ({subject})" if subject else label,
                      "note": f"{label} ({date}): {subject}; {len(files)} file{'' if len(files) == 1 else 's'} changed"})
-    return rows
+    table = Table([Column("date", left=True), Column("subject", left=True), Column("files changed"),
+                   Column("timed", left=True)],
+                  [Row(c["label"], [Cell([c["date"]]), Cell([c["subject"]]), Cell([str(len(c["files"]))]),
+                                    Cell([f"skipped: {c['skipped']}" if c["skipped"] is not None else
+                                          "timed" if c["timed"] else "-"])], {"sha": c["sha"], "files": c["files"]})
+                   for c in rows], corner="commit")
+    return {"commits": rows, "commits_table": table_data(table)}
 
 
 def check_harness_page(source: Source) -> dict:
