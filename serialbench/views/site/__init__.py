@@ -35,9 +35,7 @@ PLOTLY = ("4.1.1", "99784e3abfb07b142a15e521a439e6d9addceadb3f79553fd24c72774f06
 # No request leaves a page; scripts only from the site's own files (the JSON data is not executed).
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
           "font-src 'self'; connect-src 'none'; form-action 'none'; base-uri 'none'")
-TITLES = {"history": "history", "run": "run", "compare": "compare", "sweep": "sweep", "bisect": "bisect",
-          "check-harness": "check-harness"}
-BUILDERS = {**PAGES, "history": history_page}
+BUILDERS = {"history": history_page, **PAGES}  # in the order of the index
 
 
 @dataclass
@@ -61,7 +59,7 @@ def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> 
         used.add(name)
         pages.append(Page(source.kind, f"{name}.html", _title(source), source))
     written = []
-    pages.sort(key=lambda page: list(TITLES).index(page.kind))  # stable: the order found within a kind
+    pages.sort(key=lambda page: list(BUILDERS).index(page.kind))  # stable: the order found within a kind
     for page in pages:
         try:
             data = BUILDERS[page.kind](page.source)
@@ -82,11 +80,9 @@ def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> 
 
 
 def _title(source: Source) -> str:
-    import os
-
     if source.kind == "history":
         return f"history: {len(source.paths)} runs, {len({c for f in source.files for c in f.commits})} commits"
-    return f"{TITLES[source.kind]}: {os.path.basename(source.paths[0])}"
+    return f"{source.kind}: {Path(source.paths[0]).name}"
 
 
 def embed(data: dict) -> str:
