@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import statistics
 from collections.abc import Sequence
 
 from packaging.version import InvalidVersion, Version
@@ -35,7 +34,7 @@ from serialbench.verdicts.harness import WAYS
 from serialbench.verdicts.paired import round_estimates
 from serialbench.verdicts.rankings import fastest_of_each_format
 from serialbench.verdicts.steps import sweep_from_json
-from serialbench.verdicts.timings import timing
+from serialbench.verdicts.timings import run_medians, timing
 from serialbench.views.costs import cost_tables
 from serialbench.views.explain_table import hanging
 from serialbench.views.grid import groups
@@ -87,7 +86,7 @@ def impls_by_format(group: list[Result]) -> list[tuple[str, list[str]]]:
 
 def benchmark_data(results: ResultFile, result: Result, cell: Cell) -> dict:
     """A benchmark's point on the chart: its cell's figures (the table's numbers) and what its tooltip says."""
-    workers = [statistics.median(run.values) for run in result.benchmark.get_runs() if run.values]
+    workers = run_medians(result.benchmark)
     multiple = cell.figures.get("floor_multiple")
     data = {"name": result.name, "row": result.row, "format": result.format, "impl": result.impl,
             "input": result.input, "tier": result.tier, "direction": result.direction,
