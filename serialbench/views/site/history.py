@@ -62,16 +62,14 @@ def point(loaded: ResultFile, name: str) -> dict | None:
     if found is None:
         return None
     floor = loaded.floor(result)
-    found_multiple = floor_multiple(loaded, result, found)  # the one every view prints
-    multiple, low, high = ((found_multiple.value, found_multiple.low, found_multiple.high)
-                           if found_multiple is not None else (None, None, None))
+    multiple = floor_multiple(loaded, result, found)  # the one every view prints
+    low, high = (number(multiple.low), number(multiple.high)) if multiple is not None else (None, None)
     floor_time = floor.median if floor is not None else None
-    return {"time": number(found.median), "floor_time": number(floor_time), "multiple": number(multiple),
-            "low": number(low), "high": number(high), "time_text": format_time(found.median),
-            "floor_time_text": format_time(floor_time) if floor_time else "-",
-            "multiple_text": "no copy" if multiple is None else
-            f"{format_ratio(multiple)} [{format_ratio(low)}, {format_ratio(high)}]" if number(low) and number(high)
-            else format_ratio(multiple)}
+    return {"time": number(found.median), "floor_time": number(floor_time),
+            "multiple": number(multiple.value) if multiple is not None else None, "low": low, "high": high,
+            "time_text": format_time(found.median), "floor_time_text": format_time(floor_time) if floor_time else "-",
+            "multiple_text": "no copy" if multiple is None else format_ratio(multiple.value)
+            + (f" [{format_ratio(multiple.low)}, {format_ratio(multiple.high)}]" if low and high else "")}
 
 
 # The table under the chart: a row a run that has the benchmark, (run, point) each.
