@@ -50,6 +50,30 @@ from serialbench.views.table import data as table_data
 from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_cells, timing_tables
 from serialbench.views.verdict_table import compare_columns, legend, lines
 
+# -- the facts of result files that several pages (and the index) give --------------------------------
+
+def date_of(loaded: ResultFile) -> str:
+    """When the file was timed, to the minute: its date, else its earliest run's."""
+    if loaded.metadata.get("date"):
+        return str(loaded.metadata["date"])[:16]
+    dates = sorted(str(run.get_metadata()["date"])[:16] for r in loaded.results for run in r.benchmark.get_runs()
+                   if run.get_metadata().get("date"))
+    return dates[0] if dates else ""
+
+
+def commits_of(files: Sequence[ResultFile]) -> str:
+    """The commits the files were timed at, each once, short."""
+    return ", ".join(dict.fromkeys(c[:10] for loaded in files for c in loaded.commits))
+
+
+def differing_versions(files: Sequence[ResultFile]) -> list[str]:
+    """Each file's libraries whose version differs between the files that have them (one that some files
+    lack says nothing): 'name version, ...'."""
+    versions = [loaded.library_versions() for loaded in files]
+    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
+    return [", ".join(f"{name} {mine[name]}" for name in varying if name in mine) for mine in versions]
+
+
 # -- a run ---------------------------------------------------------------------------------------------
 
 def run_page(source: Source) -> dict:
@@ -153,27 +177,6 @@ def sides_table(base: ResultFile, head: ResultFile) -> Table:
                   for f, _, role in sides],
                  [Row(fact, [Cell([text(f, o)]) for f, o, _ in sides]) for fact, text in SIDE_FACTS.items()],
                  corner="")
-
-
-def date_of(loaded: ResultFile) -> str:
-    if loaded.metadata.get("date"):
-        return str(loaded.metadata["date"])[:16]
-    dates = sorted(str(run.get_metadata()["date"])[:16] for r in loaded.results for run in r.benchmark.get_runs()
-                   if run.get_metadata().get("date"))
-    return dates[0] if dates else ""
-
-
-def commits_of(files: Sequence[ResultFile]) -> str:
-    """The commits the files were timed at, each once, short."""
-    return ", ".join(dict.fromkeys(c[:10] for loaded in files for c in loaded.commits))
-
-
-def differing_versions(files: Sequence[ResultFile]) -> list[str]:
-    """Each file's libraries whose version differs between the files that have them (one that some files
-    lack says nothing): 'name version, ...'."""
-    versions = [loaded.library_versions() for loaded in files]
-    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
-    return [", ".join(f"{name} {mine[name]}" for name in varying if name in mine) for mine in versions]
 
 
 # -- a sweep -------------------------------------------------------------------------------------------
