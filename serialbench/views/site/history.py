@@ -33,11 +33,11 @@ def history_page(source: Source) -> dict:
     benchmarks = []
     for name in dict.fromkeys(r.name for loaded in runs for r in loaded.results):
         points = [point(loaded, name) for loaded in runs]
-        first = next((p["floor_time"] for p in points if p is not None and p["floor_time"] is not None), None)
-        for p in points:
-            if p is not None:  # the floor against the first run drawn: how far the machine moved
-                p["floor_change"] = format_change(p["floor_time"] / first - 1) if p["floor_time"] and first else "-"
-        if sum(p is not None for p in points) >= 2:
+        drawn = [p for p in points if p is not None]
+        first = next((p["floor_time"] for p in drawn if p["floor_time"] is not None), None)
+        for p in drawn:  # the floor against the first run drawn: how far the machine moved
+            p["floor_change"] = format_change(p["floor_time"] / first - 1) if p["floor_time"] and first else "-"
+        if len(drawn) >= 2:
             found = next(loaded.get(name) for loaded in runs if loaded.get(name) is not None)
             benchmarks.append({"name": name, "copies": found.copies, "floor": found.format == FLOOR[0],
                                "points": points, "table": table_data(Table.of(COLUMNS, [

@@ -78,15 +78,13 @@ def differing_versions(files: Sequence[ResultFile]) -> list[str]:
 
 def run_page(source: Source) -> dict:
     results = source.files[0]
-    timed = [r for r in results.results if r.median is not None]
     cells = timing_cells(results, results.results)
-    views = []
-    for kind, direction, group in groups(results.results):
-        views.append({"input": kind, "direction": direction,
-                      "timing": [table_data(t) for t in timing_tables(results, group, cells=cells)],
-                      "costs": [table_data(t) for t in cost_tables(group)],
-                      "memory": [table_data(t) for t in memory_tables(group)],
-                      "fastest": fastest_of_each_format(group), "impls": impls_by_format(group)})
+    views = [{"input": kind, "direction": direction,
+              "timing": [table_data(t) for t in timing_tables(results, group, cells=cells)],
+              "costs": [table_data(t) for t in cost_tables(group)],
+              "memory": [table_data(t) for t in memory_tables(group)],
+              "fastest": fastest_of_each_format(group), "impls": impls_by_format(group)}
+             for kind, direction, group in groups(results.results)]
     trips = roundtrip_tables(results.results)  # tested across every kind, as report's tables are
     roundtrip = {kind: [table_data(t) for t in trips if t.title.startswith(f"{kind}, ")]
                  for kind in dict.fromkeys(r.input for r in results.results)}
@@ -95,7 +93,7 @@ def run_page(source: Source) -> dict:
                     "and the median's interval. Click it to keep it here.",
             "tiers": {tier: tier_size(tier) for tier in tier_order(r.tier for r in results.results)},
             "floor": "/".join(FLOOR), "views": views, "roundtrip": roundtrip,
-            "benchmarks": [benchmark_data(results, r, cells[r.name]) for r in timed],
+            "benchmarks": [benchmark_data(results, r, cells[r.name]) for r in results.results if r.median is not None],
             "index": {"date": date_of(results), "machine": results.machine, "count": len(results.results)}}
 
 
