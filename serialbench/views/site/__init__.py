@@ -14,7 +14,6 @@ as markup; the page's Content-Security-Policy lets no inline script run and no r
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import shutil
@@ -119,10 +118,6 @@ def copy_assets(target: Path) -> None:
     target.mkdir(exist_ok=True)
     for name in SHIPPED:
         shutil.copyfile(ASSETS / name, target / name)
-
-
-def plotly_checksum() -> str:
-    return hashlib.sha256((ASSETS / "plotly-basic.min.js").read_bytes()).hexdigest()
 
 
 INDEX_COLUMNS = [column(key, header, lambda row, key=key: str(row[key]) if key == "count" else row[key] or "-",
