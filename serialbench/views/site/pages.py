@@ -35,16 +35,11 @@ from serialbench.verdicts.paired import round_estimates
 from serialbench.verdicts.rankings import fastest_of_each_format
 from serialbench.verdicts.steps import sweep_from_json
 from serialbench.verdicts.timings import run_medians, timing
+from serialbench.views import grid, harness_table, sweep_table
 from serialbench.views.costs import cost_tables
 from serialbench.views.explain_table import hanging
-from serialbench.views.grid import groups
-from serialbench.views.grid import rows as grid_rows
-from serialbench.views.harness_table import harness_columns
-from serialbench.views.harness_table import rows as harness_rows
 from serialbench.views.progress import precision_words
 from serialbench.views.roundtrip_table import roundtrip_tables
-from serialbench.views.sweep_table import legend as sweep_legend
-from serialbench.views.sweep_table import machine_text, sweep_grid
 from serialbench.views.table import Cell, Column, Row, Table, by_format, column, number
 from serialbench.views.table import data as table_data
 from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_cells, timing_tables
@@ -84,7 +79,7 @@ def run_page(source: Source) -> dict:
               "costs": [table_data(t) for t in cost_tables(group)],
               "memory": [table_data(t) for t in memory_tables(group)],
               "fastest": fastest_of_each_format(group), "impls": impls_by_format(group)}
-             for kind, direction, group in groups(results.results)]
+             for kind, direction, group in grid.groups(results.results)]
     trips = roundtrip_tables(results.results)  # tested across every kind, as report's tables are
     roundtrip = {kind: [table_data(t) for t in trips if t.title.startswith(f"{kind}, ")]
                  for kind in dict.fromkeys(r.input for r in results.results)}
@@ -100,7 +95,7 @@ def run_page(source: Source) -> dict:
 def impls_by_format(group: list[Result]) -> list[tuple[str, list[str]]]:
     """The group's FORMAT/IMPL rows that the chart can draw, by format, in the tables' order (the floor apart)."""
     found: dict[str, list[str]] = {}
-    for label in grid_rows(group):
+    for label in grid.rows(group):
         if label != "/".join(FLOOR):
             found.setdefault(by_format(label), []).append(label)
     return list(found.items())
@@ -187,10 +182,10 @@ def sweep_page(source: Source) -> dict:
     benchmarks = [{**bench, "steps": [with_text(s) for s in bench["steps"]],
                    "from_anchor": [with_text(s) for s in bench["from_anchor"]], "line": sweep_line(sides, bench)}
                   for bench in data["benchmarks"]]
-    page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": anchor,
-            "noun": noun, "against_anchor": sweep.against_anchor,
-            "min_effect": data["min_effect"], "benchmarks": benchmarks, "grid": table_data(sweep_grid(sweep)),
-            "legend": sweep_legend(sweep)[:1],  # the terminal's cells, and its words for them and their marks
+    page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": anchor, "noun": noun,
+            "against_anchor": sweep.against_anchor, "min_effect": data["min_effect"], "benchmarks": benchmarks,
+            "grid": table_data(sweep_table.sweep_grid(sweep)),
+            "legend": sweep_table.legend(sweep)[:1],  # the terminal's cells, and its words for them and their marks
             "chart_legend": "Per benchmark: a point is the anchor's median times (1 + the change against the anchor), "
                             "its bar the 95% interval of that change; "
                             + (f"an {noun} slower or faster than the anchor is shaded" if sweep.against_anchor else
@@ -200,7 +195,7 @@ def sweep_page(source: Source) -> dict:
             "summary": f"{len(sides)} {noun}s, {len(benchmarks)} benchmarks, "
                        f"anchor {anchor}, minimum effect {data['min_effect'] * 100:g}%",
             "left_out": data.get("left_out", {}),
-            "machines": [f"{side}: {machine_text(m)}" for side, m in machines.items()],
+            "machines": [f"{side}: {sweep_table.machine_text(m)}" for side, m in machines.items()],
             "library": library_of(source.files), "rounds": sweep_rounds(source.files, sides, data["benchmarks"]),
             "files": [loaded.path for loaded in source.files],
             "date": date_of(source.files[0]) if source.files else ""}
@@ -376,14 +371,14 @@ def check_harness_page(source: Source) -> dict:
     benchmarks = data["benchmarks"]
     timed = {way: {name: [v for v in entry.get(way) or [] if isinstance(v, int | float)]
                    for name, entry in benchmarks.items()} for way in WAYS}
-    rows = harness_rows(list(benchmarks), timed, data.get("tolerance") or 0.0)
+    rows = harness_table.rows(list(benchmarks), timed, data.get("tolerance") or 0.0)
     for row in rows:
         row.verdict = str(benchmarks[row.name]["verdict"])  # the file's word, as the session gave it
     processes, tolerance = data.get("processes") or "?", data.get("tolerance")
     return {"kind": "check-harness", "path": source.paths[0],
             "summary": f"{len(rows)} benchmarks, {processes} processes a way, tolerance "
                        + ("?" if tolerance is None else format_percent(tolerance)),
-            "table": table_data(Table.of(harness_columns(), rows)), "index": {"count": len(rows)}}
+            "table": table_data(Table.of(harness_table.harness_columns(), rows)), "index": {"count": len(rows)}}
 
 
 PAGES = {"run": run_page, "compare": compare_page, "sweep": sweep_page, "bisect": bisect_page,
