@@ -25,11 +25,12 @@ from serialbench.views.table import data as table_data
 
 def history_page(source: Source) -> dict:
     runs = sorted(source.files, key=date_of)
+    shown = []
     # a library whose version differs between the runs (--with), named beside each run's commit
-    shown = [{"label": (label := commits_of([loaded]) or os.path.basename(loaded.path)),
-              "shown": f"{index}: {label}" + (" (dirty)" if loaded.dirty else ""), "libraries": libraries,
-              "date": date_of(loaded)} for index, (loaded, libraries) in enumerate(zip(runs, differing_versions(runs)),
-                                                                                 start=1)]
+    for index, (loaded, libraries) in enumerate(zip(runs, differing_versions(runs)), start=1):
+        label = commits_of([loaded]) or os.path.basename(loaded.path)
+        shown.append({"label": label, "shown": f"{index}: {label}" + (" (dirty)" if loaded.dirty else ""),
+                      "libraries": libraries, "date": date_of(loaded)})
     benchmarks = []
     for name in dict.fromkeys(r.name for loaded in runs for r in loaded.results):
         points = [point(loaded, name) for loaded in runs]
