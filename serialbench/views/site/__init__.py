@@ -66,14 +66,13 @@ def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> 
             say(f"left out: {', '.join(page.source.paths)}: cannot be shown ({type(exc).__name__}: {exc})")
             continue
         page.facts = data.pop("index")  # the index's, not the page's
-        data["title"] = page.title
-        write_page(out / page.file, page.title, page.kind, data)
+        write_page(out / page.file, page.kind, {**data, "title": page.title})
         written.append(page)
     index = {"kind": "index", "title": "serialbench results",
              "legend": f"{len(written)} results. A page per result: a run's times against tier, a compare's "
                        "verdicts, a sweep's releases, a bisection's sessions.",
              "table": data_of(Table.of(INDEX_COLUMNS, index_rows(written)))}
-    write_page(out / "index.html", index["title"], "index", index)
+    write_page(out / "index.html", "index", index)
     copy_assets(out / "assets")
     return written
 
@@ -93,14 +92,15 @@ def embed(data: dict) -> str:
     return text
 
 
-def write_page(path: Path, title: str, kind: str, data: dict) -> None:
+def write_page(path: Path, kind: str, data: dict) -> None:
+    """The page of `kind` (its script's layout), titled by its data's `title`, which it carries."""
     path.write_text(f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{POLICY}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(title)}</title>
+<title>{html.escape(data["title"])}</title>
 <link rel="stylesheet" href="assets/site.css">
 </head>
 <body data-page="{kind}">
