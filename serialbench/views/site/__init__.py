@@ -14,19 +14,17 @@ as markup; the page's Content-Security-Policy lets no inline script run and no r
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from serialbench.core.errors import UsageError
-from serialbench.core.formatting import format_machine
 from serialbench.results.sources import Source, collect
 from serialbench.views.site.history import history_page
-from serialbench.views.site.pages import PAGES, date_of, library_of
+from serialbench.views.site.pages import PAGES, commits_of, differing_versions
 from serialbench.views.table import Table, column
 from serialbench.views.table import data as data_of
 
@@ -36,9 +34,7 @@ PLOTLY = ("4.1.1", "99784e3abfb07b142a15e521a439e6d9addceadb3f79553fd24c72774f06
 # No request leaves a page; scripts only from the site's own files (the JSON data is not executed).
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
           "font-src 'self'; connect-src 'none'; form-action 'none'; base-uri 'none'")
-TITLES = {"history": "history", "run": "run", "compare": "compare", "sweep": "sweep", "bisect": "bisect",
-          "check-harness": "check-harness"}
-BUILDERS = {**PAGES, "history": history_page}
+BUILDERS = {"history": history_page, **PAGES}  # in the order of the index
 
 
 @dataclass
@@ -47,6 +43,7 @@ class Page:
     file: str  # the HTML file's name inside the site
     title: str
     source: Source
+    facts: dict = field(default_factory=dict)  # the index's row: its date, libraries, machine and count
 
 
 def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> list[Page]:
@@ -61,31 +58,29 @@ def build_site(inputs: Sequence[str], out: Path, say: Callable[[str], None]) -> 
         used.add(name)
         pages.append(Page(source.kind, f"{name}.html", _title(source), source))
     written = []
-    pages.sort(key=lambda page: list(TITLES).index(page.kind))  # stable: the order found within a kind
+    pages.sort(key=lambda page: list(BUILDERS).index(page.kind))  # stable: the order found within a kind
     for page in pages:
         try:
             data = BUILDERS[page.kind](page.source)
         except (KeyError, TypeError, ValueError, ZeroDivisionError, UsageError) as exc:
             say(f"left out: {', '.join(page.source.paths)}: cannot be shown ({type(exc).__name__}: {exc})")
             continue
-        data["title"] = page.title
-        write_page(out / page.file, page.title, page.kind, data)
+        page.facts = data.pop("index")  # the index's, not the page's
+        write_page(out / page.file, page.kind, {**data, "title": page.title})
         written.append(page)
     index = {"kind": "index", "title": "serialbench results",
              "legend": f"{len(written)} results. A page per result: a run's times against tier, a compare's "
                        "verdicts, a sweep's releases, a bisection's sessions.",
              "table": data_of(Table.of(INDEX_COLUMNS, index_rows(written)))}
-    write_page(out / "index.html", index["title"], "index", index)
+    write_page(out / "index.html", "index", index)
     copy_assets(out / "assets")
     return written
 
 
 def _title(source: Source) -> str:
-    import os
-
     if source.kind == "history":
         return f"history: {len(source.paths)} runs, {len({c for f in source.files for c in f.commits})} commits"
-    return f"{TITLES[source.kind]}: {os.path.basename(source.paths[0])}"
+    return f"{source.kind}: {Path(source.paths[0]).name}"
 
 
 def embed(data: dict) -> str:
@@ -97,14 +92,15 @@ def embed(data: dict) -> str:
     return text
 
 
-def write_page(path: Path, title: str, kind: str, data: dict) -> None:
+def write_page(path: Path, kind: str, data: dict) -> None:
+    """The page of `kind` (its script's layout), titled by its data's `title`, which it carries."""
     path.write_text(f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{POLICY}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(title)}</title>
+<title>{html.escape(data["title"])}</title>
 <link rel="stylesheet" href="assets/site.css">
 </head>
 <body data-page="{kind}">
@@ -124,10 +120,6 @@ def copy_assets(target: Path) -> None:
         shutil.copyfile(ASSETS / name, target / name)
 
 
-def plotly_checksum() -> str:
-    return hashlib.sha256((ASSETS / "plotly-basic.min.js").read_bytes()).hexdigest()
-
-
 INDEX_COLUMNS = [column(key, header, lambda row, key=key: str(row[key]) if key == "count" else row[key] or "-",
                         lambda row, key=key: row[key],
                         left=key != "count")
@@ -137,53 +129,9 @@ INDEX_COLUMNS = [column(key, header, lambda row, key=key: str(row[key]) if key =
 
 
 def index_rows(pages: Sequence[Page]) -> list[dict]:
-    runs = [page.source.files[0] for page in pages if page.kind == "run"]
-    versions = [loaded.library_versions() for loaded in runs]
-    # a library whose version differs between the runs that have it (one that some runs lack says nothing)
-    varying = {name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1}
-    rows = []
-    for page in pages:
-        source = page.source
-        row = {"kind": page.kind, "title": page.title, "href": page.file, "paths": source.paths,
-               "date": "", "commit": "", "libraries": "", "machine": "", "count": 0}
-        if page.kind == "run":
-            loaded = source.files[0]
-            mine = loaded.library_versions()
-            row.update(date=date_of(loaded), commit=", ".join(c[:10] for c in loaded.commits),
-                       libraries=", ".join(f"{n} {mine[n]}" for n in sorted(varying) if n in mine),
-                       machine=loaded.machine, count=len(loaded.results))
-        elif page.kind == "compare":
-            base, head = source.files
-            b, h = base.library_versions(), head.library_versions()
-            changed = [f"{n} {b.get(n, '-')} -> {h.get(n, '-')}" for n in sorted(set(b) | set(h))
-                       if b.get(n) != h.get(n)]
-            row.update(date=date_of(head), commit=", ".join(dict.fromkeys(c[:10] for c in base.commits + head.commits)),
-                       libraries=", ".join(changed) or f"{base.metadata.get('serialbench_side', 'BASE')} -> "
-                                                       f"{head.metadata.get('serialbench_side', 'HEAD')}",
-                       machine=head.machine, count=len(head.results))
-        elif page.kind == "sweep":
-            sides = source.data["sides"]
-            first = source.files[0] if source.files else None
-            machines = list((source.data.get("machines") or {}).values())
-            noun = source.data.get("side_noun") or "release"  # an interpreter's sweep says so
-            swept = source.data.get("history") or library_of(source.files) or f"{noun}s"
-            row.update(date=date_of(first) if first else "",
-                       commit=", ".join(dict.fromkeys(c[:10] for f in source.files for c in f.commits)),
-                       libraries=f"{swept} "
-                                 f"{sides[0]} to {sides[-1]} "
-                                 f"({len(sides)} sides)",
-                       machine=(format_machine(machines[0].get("cpu"), machines[0].get("cpus"))
-                                if machines and isinstance(machines[0], dict) else ""),
-                       count=len(source.data["benchmarks"]))
-        elif page.kind == "history":
-            row.update(date=f"{date_of(min(source.files, key=date_of))} to {date_of(max(source.files, key=date_of))}",
-                       commit=", ".join(dict.fromkeys(c[:10] for f in source.files for c in f.commits)),
-                       libraries="each benchmark's multiple of the floor over the runs", count=len(source.files))
-        elif page.kind == "bisect":
-            data = source.data
-            row.update(libraries=f"{data.get('good')} to {data.get('bad')}: {data.get('benchmark')}",
-                       count=len(data["sessions"]))
-        else:
-            row.update(count=len(source.data["benchmarks"]))
-        rows.append(row)
-    return rows
+    """A row a page: what its builder said of it (`facts`), its commits, and for a run the libraries whose
+    version differs between the site's runs."""
+    runs = [page for page in pages if page.kind == "run"]
+    differing = dict(zip((page.file for page in runs), differing_versions([page.source.files[0] for page in runs])))
+    return [{"kind": page.kind, "title": page.title, "href": page.file, "commit": commits_of(page.source.files),
+             "date": "", "libraries": differing.get(page.file, ""), "machine": "", **page.facts} for page in pages]

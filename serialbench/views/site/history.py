@@ -18,34 +18,35 @@ from serialbench.core.formatting import format_change, format_ratio, format_time
 from serialbench.results.files import ResultFile
 from serialbench.results.sources import Source
 from serialbench.verdicts.timings import floor_multiple, timing
-from serialbench.views.site.pages import date_of
+from serialbench.views.site.pages import commits_of, date_of, differing_versions
 from serialbench.views.table import Column, Table, number
 from serialbench.views.table import data as table_data
 
 
 def history_page(source: Source) -> dict:
     runs = sorted(source.files, key=date_of)
-    versions = [loaded.library_versions() for loaded in runs]
-    # a library whose version differs between the runs that have it (--with), named beside each run's commit
-    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
-    shown = [{"label": (label := ", ".join(c[:10] for c in loaded.commits) or os.path.basename(loaded.path)),
-              "shown": f"{index}: {label}" + (" (dirty)" if loaded.dirty else ""),
-              "libraries": ", ".join(f"{name} {mine[name]}" for name in varying if name in mine),
-              "date": date_of(loaded)} for index, (loaded, mine) in enumerate(zip(runs, versions), start=1)]
+    shown = []
+    # a library whose version differs between the runs (--with), named beside each run's commit
+    for index, (loaded, libraries) in enumerate(zip(runs, differing_versions(runs)), start=1):
+        label = commits_of([loaded]) or os.path.basename(loaded.path)
+        shown.append({"label": label, "shown": f"{index}: {label}" + (" (dirty)" if loaded.dirty else ""),
+                      "libraries": libraries, "date": date_of(loaded)})
     benchmarks = []
     for name in dict.fromkeys(r.name for loaded in runs for r in loaded.results):
         points = [point(loaded, name) for loaded in runs]
-        first = next((p["floor_time"] for p in points if p is not None and p["floor_time"] is not None), None)
-        for p in points:
-            if p is not None:  # the floor against the first run drawn: how far the machine moved
-                p["floor_change"] = format_change(p["floor_time"] / first - 1) if p["floor_time"] and first else "-"
-        if sum(p is not None for p in points) >= 2:
+        drawn = [p for p in points if p is not None]
+        first = next((p["floor_time"] for p in drawn if p["floor_time"] is not None), None)
+        for p in drawn:  # the floor against the first run drawn: how far the machine moved
+            p["floor_change"] = format_change(p["floor_time"] / first - 1) if p["floor_time"] and first else "-"
+        if len(drawn) >= 2:
             found = next(loaded.get(name) for loaded in runs if loaded.get(name) is not None)
             benchmarks.append({"name": name, "copies": found.copies, "floor": found.format == FLOOR[0],
                                "points": points, "table": table_data(Table.of(COLUMNS, [
                                    (run, p) for run, p in zip(shown, points) if p is not None]))})
     floor = "/".join(FLOOR)
     return {"kind": "history", "floor": floor, "runs": shown, "benchmarks": benchmarks,
+            "index": {"date": f"{shown[0]['date']} to {shown[-1]['date']}", "count": len(runs),
+                      "libraries": "each benchmark's multiple of the floor over the runs"},
             "legend": f"{len(runs)} runs in the order of their date. A benchmark's multiple of the floor ({floor} "
                       "of its input and tier, timed in the same processes, milliseconds apart), which the machine's "
                       "drift between runs barely moves, with the 95% interval over the run's processes; its time "
@@ -62,16 +63,14 @@ def point(loaded: ResultFile, name: str) -> dict | None:
     if found is None:
         return None
     floor = loaded.floor(result)
-    found_multiple = floor_multiple(loaded, result, found)  # the one every view prints
-    multiple, low, high = ((found_multiple.value, found_multiple.low, found_multiple.high)
-                           if found_multiple is not None else (None, None, None))
+    multiple = floor_multiple(loaded, result, found)  # the one every view prints
+    low, high = (number(multiple.low), number(multiple.high)) if multiple is not None else (None, None)
     floor_time = floor.median if floor is not None else None
-    return {"time": number(found.median), "floor_time": number(floor_time), "multiple": number(multiple),
-            "low": number(low), "high": number(high), "time_text": format_time(found.median),
-            "floor_time_text": format_time(floor_time) if floor_time else "-",
-            "multiple_text": "no copy" if multiple is None else
-            f"{format_ratio(multiple)} [{format_ratio(low)}, {format_ratio(high)}]" if number(low) and number(high)
-            else format_ratio(multiple)}
+    return {"time": number(found.median), "floor_time": number(floor_time),
+            "multiple": number(multiple.value) if multiple is not None else None, "low": low, "high": high,
+            "time_text": format_time(found.median), "floor_time_text": format_time(floor_time) if floor_time else "-",
+            "multiple_text": "no copy" if multiple is None else format_ratio(multiple.value)
+            + (f" [{format_ratio(multiple.low)}, {format_ratio(multiple.high)}]" if low and high else "")}
 
 
 # The table under the chart: a row a run that has the benchmark, (run, point) each.

@@ -4,21 +4,28 @@ The numbers and tables are the text views' own (views/timing.py, roundtrip.py, c
 of verdicts/file_changes.py and verdicts/steps.py): the page lays them out, it decides nothing. Times are
 seconds per op, changes fractions (+0.05: 5% more time), as in the --json files. Every string that
 comes from a result file (names, side descriptions, metadata) is data here, never markup: the page
-writes it as text (assets/site.js).
+writes it as text (assets/site.js). Each page's data also gives, under `index`, what the index's row says
+of it (its date, libraries, machine and count; the site takes it out of the page's data).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import statistics
 from collections.abc import Sequence
 
 from packaging.version import InvalidVersion, Version
 
 from serialbench.catalog.inputs import tier_order, tier_size
 from serialbench.catalog.registry import FLOOR
-from serialbench.core.formatting import format_bytes, format_change, format_interval, format_percent, format_time
+from serialbench.core.formatting import (
+    format_bytes,
+    format_change,
+    format_interval,
+    format_machine,
+    format_percent,
+    format_time,
+)
 from serialbench.results.files import Result, ResultFile
 from serialbench.results.session_files import explained_in, runs_of
 from serialbench.results.sources import Source, side_label
@@ -27,35 +34,52 @@ from serialbench.verdicts.harness import WAYS
 from serialbench.verdicts.paired import round_estimates
 from serialbench.verdicts.rankings import fastest_of_each_format
 from serialbench.verdicts.steps import sweep_from_json
-from serialbench.verdicts.timings import timing
+from serialbench.verdicts.timings import run_medians, timing
+from serialbench.views import grid, harness_table, sweep_table
 from serialbench.views.costs import cost_tables
 from serialbench.views.explain_table import hanging
-from serialbench.views.grid import groups
-from serialbench.views.grid import rows as grid_rows
-from serialbench.views.harness_table import harness_columns
-from serialbench.views.harness_table import rows as harness_rows
 from serialbench.views.progress import precision_words
 from serialbench.views.roundtrip_table import roundtrip_tables
-from serialbench.views.sweep_table import legend as sweep_legend
-from serialbench.views.sweep_table import machine_text, sweep_grid
 from serialbench.views.table import Cell, Column, Row, Table, by_format, column, number
 from serialbench.views.table import data as table_data
 from serialbench.views.timing import header_lines, memory_tables, precision_asked, timing_cells, timing_tables
 from serialbench.views.verdict_table import compare_columns, legend, lines
 
+# -- the facts of result files that several pages (and the index) give --------------------------------
+
+def date_of(loaded: ResultFile) -> str:
+    """When the file was timed, to the minute: its date, else its earliest run's."""
+    if loaded.metadata.get("date"):
+        return str(loaded.metadata["date"])[:16]
+    dates = sorted(str(run.get_metadata()["date"])[:16] for r in loaded.results for run in r.benchmark.get_runs()
+                   if run.get_metadata().get("date"))
+    return dates[0] if dates else ""
+
+
+def commits_of(files: Sequence[ResultFile]) -> str:
+    """The commits the files were timed at, each once, short."""
+    return ", ".join(dict.fromkeys(c[:10] for loaded in files for c in loaded.commits))
+
+
+def differing_versions(files: Sequence[ResultFile]) -> list[str]:
+    """Each file's libraries whose version differs between the files that have them (one that some files
+    lack says nothing): 'name version, ...'."""
+    versions = [loaded.library_versions() for loaded in files]
+    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
+    return [", ".join(f"{name} {mine[name]}" for name in varying if name in mine) for mine in versions]
+
+
 # -- a run ---------------------------------------------------------------------------------------------
 
 def run_page(source: Source) -> dict:
     results = source.files[0]
-    timed = [r for r in results.results if r.median is not None]
     cells = timing_cells(results, results.results)
-    views = []
-    for kind, direction, group in groups(results.results):
-        views.append({"input": kind, "direction": direction,
-                      "timing": [table_data(t) for t in timing_tables(results, group, cells=cells)],
-                      "costs": [table_data(t) for t in cost_tables(group)],
-                      "memory": [table_data(t) for t in memory_tables(group)],
-                      "fastest": fastest_of_each_format(group), "impls": impls_by_format(group)})
+    views = [{"input": kind, "direction": direction,
+              "timing": [table_data(t) for t in timing_tables(results, group, cells=cells)],
+              "costs": [table_data(t) for t in cost_tables(group)],
+              "memory": [table_data(t) for t in memory_tables(group)],
+              "fastest": fastest_of_each_format(group), "impls": impls_by_format(group)}
+             for kind, direction, group in grid.groups(results.results)]
     trips = roundtrip_tables(results.results)  # tested across every kind, as report's tables are
     roundtrip = {kind: [table_data(t) for t in trips if t.title.startswith(f"{kind}, ")]
                  for kind in dict.fromkeys(r.input for r in results.results)}
@@ -64,13 +88,14 @@ def run_page(source: Source) -> dict:
                     "and the median's interval. Click it to keep it here.",
             "tiers": {tier: tier_size(tier) for tier in tier_order(r.tier for r in results.results)},
             "floor": "/".join(FLOOR), "views": views, "roundtrip": roundtrip,
-            "benchmarks": [benchmark_data(results, r, cells[r.name]) for r in timed]}
+            "benchmarks": [benchmark_data(results, r, cells[r.name]) for r in results.results if r.median is not None],
+            "index": {"date": date_of(results), "machine": results.machine, "count": len(results.results)}}
 
 
 def impls_by_format(group: list[Result]) -> list[tuple[str, list[str]]]:
     """The group's FORMAT/IMPL rows that the chart can draw, by format, in the tables' order (the floor apart)."""
     found: dict[str, list[str]] = {}
-    for label in grid_rows(group):
+    for label in grid.rows(group):
         if label != "/".join(FLOOR):
             found.setdefault(by_format(label), []).append(label)
     return list(found.items())
@@ -78,7 +103,7 @@ def impls_by_format(group: list[Result]) -> list[tuple[str, list[str]]]:
 
 def benchmark_data(results: ResultFile, result: Result, cell: Cell) -> dict:
     """A benchmark's point on the chart: its cell's figures (the table's numbers) and what its tooltip says."""
-    workers = [statistics.median(run.values) for run in result.benchmark.get_runs() if run.values]
+    workers = run_medians(result.benchmark)
     multiple = cell.figures.get("floor_multiple")
     data = {"name": result.name, "row": result.row, "format": result.format, "impl": result.impl,
             "input": result.input, "tier": result.tier, "direction": result.direction,
@@ -103,9 +128,7 @@ def benchmark_data(results: ResultFile, result: Result, cell: Cell) -> dict:
 def compare_page(source: Source) -> dict:
     base, head = source.files
     rows, selection, paired, min_effect = compare_files(base.path, head.path)
-    base_runs = {r.name: runs_of(r.benchmark) for r in base.results}
-    head_runs = {r.name: runs_of(r.benchmark) for r in head.results}
-    rounds = {row.name: rounds_data(round_estimates(base_runs[row.name], head_runs[row.name]),
+    rounds = {row.name: rounds_data(base.get(row.name), head.get(row.name),
                                     "Each round's estimate (the median of its pairs' HEAD/BASE):")
               for row in rows} if paired else {}
     table = Table.of(compare_columns("BASE", "HEAD", paired), lines(rows, selection))
@@ -113,17 +136,21 @@ def compare_page(source: Source) -> dict:
         hanging(explained_in(head))(table)
     if selection is not None:
         table.rows[-1].data["name"] = "selection"  # the page's name of the row, in its link and its plot
+    b, h = base.library_versions(), head.library_versions()
+    changed = [f"{n} {b.get(n, '-')} -> {h.get(n, '-')}" for n in sorted(b.keys() | h.keys()) if b.get(n) != h.get(n)]
+    sides = f"{base.metadata.get('serialbench_side', 'BASE')} -> {head.metadata.get('serialbench_side', 'HEAD')}"
     return {"kind": "compare", "paired": paired, "min_effect": min_effect, "legend": legend(paired, min_effect),
             "forest_legend": "Each row's change and its interval, against the minimum effect either side (dashed), "
                              "coloured by verdict.",
             "sides": table_data(sides_table(base, head)), "rounds": rounds,
-            "table": table_data(table)}
+            "table": table_data(table), "index": {"date": date_of(head), "libraries": ", ".join(changed) or sides,
+                                                  "machine": head.machine, "count": len(head.results)}}
 
 
-def rounds_data(log_changes, legend: str) -> dict:
+def rounds_data(base: Result, head: Result, legend: str) -> dict:
     """Each round's change (the median of its pairs' HEAD/BASE - 1), as the terminal prints it, and what the
     chart of them shows."""
-    changes = [math.expm1(x) for x in log_changes]
+    changes = [math.expm1(x) for x in round_estimates(runs_of(base.benchmark), runs_of(head.benchmark))]
     return {"values": [number(c) for c in changes], "texts": [format_change(c) for c in changes], "legend": legend}
 
 
@@ -133,7 +160,7 @@ SIDE_FACTS = {
                                                     if o.library_versions().get(n) != v) or "none",
     "Python": lambda f, o: str(f.metadata.get("python_version", f.metadata.get("serialbench_python", "?"))),
     "CPU": lambda f, o: f.machine, "date": lambda f, o: date_of(f) or "-",
-    "commit": lambda f, o: ", ".join(c[:10] for c in f.commits) or "-", "file": lambda f, o: f.path}
+    "commit": lambda f, o: commits_of([f]) or "-", "file": lambda f, o: f.path}
 
 
 def sides_table(base: ResultFile, head: ResultFile) -> Table:
@@ -145,39 +172,20 @@ def sides_table(base: ResultFile, head: ResultFile) -> Table:
                  corner="")
 
 
-def date_of(loaded: ResultFile) -> str:
-    if loaded.metadata.get("date"):
-        return str(loaded.metadata["date"])[:16]
-    dates = sorted(str(run.get_metadata()["date"])[:16] for r in loaded.results for run in r.benchmark.get_runs()
-                   if run.get_metadata().get("date"))
-    return dates[0] if dates else ""
-
-
 # -- a sweep -------------------------------------------------------------------------------------------
 
 def sweep_page(source: Source) -> dict:
     data = source.data
-    sides = data["sides"]
-    by_label: dict[str, list[ResultFile]] = {}
-    for loaded in source.files:
-        by_label.setdefault(side_label(loaded, sides), []).append(loaded)
-    rounds = {}
-    for bench in data["benchmarks"]:
-        for step in bench["steps"]:
-            changes = _step_rounds(by_label, bench["name"], step["from"], step["to"])
-            if changes:
-                rounds[f"{bench['name']} {step['from']} {step['to']}"] = changes
-    first = source.files[0] if source.files else None
+    sweep = sweep_from_json(json.dumps(data), source.paths[0])
+    sides, anchor, machines = data["sides"], data.get("anchor", sweep.anchor), sweep.machines or {}
+    noun = "commit" if data.get("commits") else sweep.noun  # a release, or an interpreter
     benchmarks = [{**bench, "steps": [with_text(s) for s in bench["steps"]],
                    "from_anchor": [with_text(s) for s in bench["from_anchor"]], "line": sweep_line(sides, bench)}
                   for bench in data["benchmarks"]]
-    sweep = sweep_from_json(json.dumps(data), source.paths[0])
-    grid = sweep_grid(sweep)  # the terminal's cells, and below its legend
-    noun = "commit" if data.get("commits") else sweep.noun  # a release, or an interpreter
-    page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": data.get("anchor", sides[0]),
-            "noun": noun, "against_anchor": sweep.against_anchor,
-            "min_effect": data["min_effect"], "benchmarks": benchmarks, "grid": table_data(grid),
-            "legend": sweep_legend(sweep)[:1],  # the terminal's words for its cells and marks
+    page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": anchor, "noun": noun,
+            "against_anchor": sweep.against_anchor, "min_effect": data["min_effect"], "benchmarks": benchmarks,
+            "grid": table_data(sweep_table.sweep_grid(sweep)),
+            "legend": sweep_table.legend(sweep)[:1],  # the terminal's cells, and its words for them and their marks
             "chart_legend": "Per benchmark: a point is the anchor's median times (1 + the change against the anchor), "
                             "its bar the 95% interval of that change; "
                             + (f"an {noun} slower or faster than the anchor is shaded" if sweep.against_anchor else
@@ -185,20 +193,25 @@ def sweep_page(source: Source) -> dict:
                             "change.",
             "selection": table_data(Table.of(SELECTION, [with_text(s) for s in data.get("selection", [])])),
             "summary": f"{len(sides)} {noun}s, {len(benchmarks)} benchmarks, "
-                       f"anchor {data.get('anchor', sides[0])}, minimum effect {data['min_effect'] * 100:g}%",
+                       f"anchor {anchor}, minimum effect {data['min_effect'] * 100:g}%",
             "left_out": data.get("left_out", {}),
-            "machines": [f"{side}: {machine_text(m)}" for side, m in (data.get("machines") or {}).items()],
-            "library": library_of(source.files), "rounds": rounds,
-            "files": [loaded.path for loaded in source.files], "date": date_of(first) if first else ""}
+            "machines": [f"{side}: {sweep_table.machine_text(m)}" for side, m in machines.items()],
+            "library": library_of(source.files), "rounds": sweep_rounds(source.files, sides, data["benchmarks"]),
+            "files": [loaded.path for loaded in source.files],
+            "date": date_of(source.files[0]) if source.files else ""}
+    first = next(iter(machines.values()), None)  # where the first side was timed
+    page["index"] = {"date": page["date"], "count": len(benchmarks),
+                     "libraries": f"{sweep.history or page['library'] or sweep.noun + 's'} "
+                                  f"{sides[0]} to {sides[-1]} ({len(sides)} sides)",
+                     "machine": format_machine(first.get("cpu"), first.get("cpus")) if isinstance(first, dict) else ""}
     # A sweep of commits: in the order of its file's `commits` (the range's), the skipped ones among them.
     # A sweep of releases has neither key, and its page the data it always had.
     if data.get("commits"):
-        page["commits"] = commit_rows(data["commits"], data["commits"], sides, data.get("left_out") or {})
-        page["commits_table"] = table_data(commits_table(page["commits"]))
+        page.update(commits_data(data["commits"], data["commits"], sides, data.get("left_out") or {}))
     named = {c["label"]: c["named"] for c in page.get("commits", [])}
     page["left_out_lines"] = [f"{named.get(side, side)}: {why}" for side, why in page["left_out"].items()]
-    if data.get("history"):
-        page["history"] = str(data["history"])
+    if sweep.history:
+        page["history"] = sweep.history
     return page
 
 
@@ -237,19 +250,24 @@ def with_text(step: dict) -> dict:
             "text": format_interval(change, -1.0 if low is None else low, math.inf if high is None else high)}
 
 
-def _step_rounds(by_label, name: str, before: str, after: str) -> dict:
-    """The step's per-round changes, from a session that timed both sides (value i with value i)."""
-    for base in by_label.get(before, []):
-        for head in by_label.get(after, []):
-            if base.metadata.get("serialbench_session") != head.metadata.get("serialbench_session"):
-                continue
-            b, h = base.get(name), head.get(name)
-            if b is not None and h is not None:
-                return rounds_data(round_estimates(runs_of(b.benchmark), runs_of(h.benchmark)),
-                                   f"Each round's estimate (the median of its pairs' {after}/{before}); in colour the "
-                                   "rounds of the verdict, in grey the rounds the session went on to take for other "
-                                   "benchmarks.")
-    return {}
+def sweep_rounds(files: Sequence[ResultFile], sides: list[str], benchmarks: list[dict]) -> dict:
+    """Each step's per-round changes ('NAME FROM TO': rounds_data), where a session that timed both its sides
+    (value i with value i) is among the side files."""
+    by_label: dict[str, list[ResultFile]] = {}
+    for loaded in files:
+        by_label.setdefault(side_label(loaded, sides), []).append(loaded)
+    rounds = {}
+    for bench in benchmarks:
+        for step in bench["steps"]:
+            name, before, after = bench["name"], step["from"], step["to"]
+            both = [(b, h) for base in by_label.get(before, []) for head in by_label.get(after, [])
+                    if base.metadata.get("serialbench_session") == head.metadata.get("serialbench_session")
+                    and (b := base.get(name)) is not None and (h := head.get(name)) is not None]
+            if both:
+                rounds[f"{name} {before} {after}"] = rounds_data(
+                    *both[0], f"Each round's estimate (the median of its pairs' {after}/{before}); in colour the "
+                    "rounds of the verdict, in grey the rounds the session went on to take for other benchmarks.")
+    return rounds
 
 
 def library_of(files: Sequence[ResultFile]) -> str:
@@ -274,6 +292,7 @@ def bisect_page(source: Source) -> dict:
               f"{found['verdict']}, {found['text']}{found.get('share_text', '')}"} for found in map(with_text, steps)]
     bench, good, bad = data.get("benchmark"), data.get("good"), data.get("bad")
     page = {"kind": "bisect", "path": source.paths[0], **data, "steps": steps,
+            "index": {"libraries": f"{good} to {bad}: {bench}", "count": len(data["sessions"])},
             "answer": f"{bench}: {steps[0]['found']}" if len(steps) == 1 else
                       f"{bench}: {len(steps)} steps from {good} to {bad}" if steps else
                       f"{bench}: no step found from {good} to {bad}",
@@ -288,8 +307,7 @@ def bisect_page(source: Source) -> dict:
     page["ladder"] = table_data(ladder(page["versions"], page["sessions"]))
     if data.get("commits"):
         skipped = data.get("skipped") or {}
-        page["commits"] = commit_rows(data["commits"], [*order, *data["commits"], *skipped], versions, skipped)
-        page["commits_table"] = table_data(commits_table(page["commits"]))
+        page.update(commits_data(data["commits"], [*order, *data["commits"], *skipped], versions, skipped))
     return page
 
 
@@ -311,16 +329,6 @@ def ladder(versions: list[str], sessions: list[dict]) -> Table:
     return table
 
 
-def commits_table(commits: list[dict]) -> Table:
-    """The commits of a sweep or bisection, each whether it was timed or why it was skipped."""
-    return Table([Column("date", left=True), Column("subject", left=True), Column("files changed"),
-                  Column("timed", left=True)],
-                 [Row(c["label"], [Cell([c["date"]]), Cell([c["subject"]]), Cell([str(len(c["files"]))]),
-                                   Cell([f"skipped: {c['skipped']}" if c["skipped"] is not None else
-                                         "timed" if c["timed"] else "-"])], {"sha": c["sha"], "files": c["files"]})
-                  for c in commits], corner="commit")
-
-
 def _version_key(text: str):
     try:
         return (0, Version(text), text)
@@ -328,8 +336,9 @@ def _version_key(text: str):
         return (1, Version("0"), text)
 
 
-def commit_rows(commits: dict, order, timed, skipped: dict) -> list[dict]:
-    """The commits of a sweep or bisection, in `order`, each whether it was timed and why it was skipped.
+def commits_data(commits: dict, order, timed, skipped: dict) -> dict:
+    """The commits of a sweep or bisection, in `order`, each whether it was timed and why it was skipped:
+    as a list (`commits`) and as their table (`commits_table`).
 
     A list, not the file's object: a page's script reads an object's keys in JavaScript's order, which
     puts keys that are numbers first, and a short sha can be eight digits."""
@@ -347,7 +356,13 @@ def commit_rows(commits: dict, order, timed, skipped: dict) -> list[dict]:
                      # as the page names it: a commit with its subject, and what it is, with its files changed
                      "named": f"{label} ({subject})" if subject else label,
                      "note": f"{label} ({date}): {subject}; {len(files)} file{'' if len(files) == 1 else 's'} changed"})
-    return rows
+    table = Table([Column("date", left=True), Column("subject", left=True), Column("files changed"),
+                   Column("timed", left=True)],
+                  [Row(c["label"], [Cell([c["date"]]), Cell([c["subject"]]), Cell([str(len(c["files"]))]),
+                                    Cell([f"skipped: {c['skipped']}" if c["skipped"] is not None else
+                                          "timed" if c["timed"] else "-"])], {"sha": c["sha"], "files": c["files"]})
+                   for c in rows], corner="commit")
+    return {"commits": rows, "commits_table": table_data(table)}
 
 
 def check_harness_page(source: Source) -> dict:
@@ -356,14 +371,14 @@ def check_harness_page(source: Source) -> dict:
     benchmarks = data["benchmarks"]
     timed = {way: {name: [v for v in entry.get(way) or [] if isinstance(v, int | float)]
                    for name, entry in benchmarks.items()} for way in WAYS}
-    rows = harness_rows(list(benchmarks), timed, data.get("tolerance") or 0.0)
+    rows = harness_table.rows(list(benchmarks), timed, data.get("tolerance") or 0.0)
     for row in rows:
         row.verdict = str(benchmarks[row.name]["verdict"])  # the file's word, as the session gave it
     processes, tolerance = data.get("processes") or "?", data.get("tolerance")
     return {"kind": "check-harness", "path": source.paths[0],
             "summary": f"{len(rows)} benchmarks, {processes} processes a way, tolerance "
                        + ("?" if tolerance is None else format_percent(tolerance)),
-            "table": table_data(Table.of(harness_columns(), rows))}
+            "table": table_data(Table.of(harness_table.harness_columns(), rows)), "index": {"count": len(rows)}}
 
 
 PAGES = {"run": run_page, "compare": compare_page, "sweep": sweep_page, "bisect": bisect_page,

@@ -13,7 +13,7 @@ this script formats none, and draws the tables of views/table.py with one functi
   const COLOUR = {"slower": "#d62728", "faster": "#2ca02c", "no change": "#7f7f7f",
                   "too noisy to tell": "#ff7f0e", "two speeds": "#9467bd", "at the threshold": "#8c564b"};
   const CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"]};
-  // A sweep's or bisection's sides when they are commits of a library's repository (pages.py commit_rows).
+  // A sweep's or bisection's sides when they are commits of a library's repository (pages.py commits_data).
   const COMMITS = new Map((DATA.commits || []).map(c => [c.label, c]));
 
   // -- text -----------------------------------------------------------------------------------------
@@ -86,7 +86,7 @@ this script formats none, and draws the tables of views/table.py with one functi
       el("p", {className: "legend"}, table.legend)), node, table.notes.map(note => el("p", {className: "note"}, note))) : node;
   }
 
-  function commitNote(label) {  // what a commit side is (pages.py commit_rows), the paths it changed on hover
+  function commitNote(label) {  // what a commit side is (pages.py commits_data), the paths it changed on hover
     const c = COMMITS.get(label);
     return c ? el("div", {className: "commit", title: c.files.join("\n"), dataset: {label}}, c.note) : "";
   }
