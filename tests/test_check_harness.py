@@ -10,7 +10,7 @@ from serialbench.commands.check_harness import PROCESSES
 from serialbench.verdicts.harness import disagreement, verdict, verdicts
 from serialbench.views import table
 from serialbench.views.harness_table import Panel
-from tests.helpers import serialbench
+from tests.helpers import in_process, serialbench
 
 
 def test_a_benchmark_whose_harnesses_differ_beyond_the_tolerance_is_flagged():
@@ -100,3 +100,9 @@ def test_the_three_harnesses_agree_on_a_copy_at_100k(tmp_path):
     # What was measured is never overwritten.
     again = serialbench("check-harness", "-b", "baseline/tobytes/float32/100K", "--json", saved)
     assert again.returncode == 2 and "never overwritten" in again.stderr.decode()
+
+
+def test_a_payload_is_refused_in_one_line_not_ignored():
+    """check-harness checks the harness on the built-in inputs: --payload is not one of its options."""
+    done = in_process("check-harness", "--payload", "x:float32[4]")
+    assert done.returncode == 2 and "--payload" in done.stderr and len(done.stderr.splitlines()) == 1

@@ -663,3 +663,29 @@ def test_a_sweep_of_interpreters_shades_each_interpreters_own_column(chromium, t
                                      "gd.layout.shapes.map(s => [s.x0, s.x1]))")
     assert shapes == [[[0.6, 1.4], [1.6, 2.4]]]  # around python 3.12.3 (1) and 3.13.0 (2), not from the anchor
     assert "Benchmark by interpreter" in chromium.find_element("id", "main").text
+
+
+def test_a_run_page_gives_allocations_and_a_check_harness_page_its_tolerance_as_the_terminal_does(tmp_path):
+    """The tooltip's allocs/op is the memory table's text (30.0K, not 30000); the panel's tolerance is its
+    legend's (25%, not 25.0%)."""
+    from serialbench.results.files import load
+    from serialbench.results.sources import Source
+    from serialbench.views.harness_table import Panel
+    from serialbench.views.site.pages import check_harness_page, run_page
+    from serialbench.views.timing import memory_tables
+
+    write_run(tmp_path / "run.json")
+    memory = tmp_path / "run.memory.json"
+    entries = json.loads(memory.read_text())
+    for entry in entries["benchmarks"].values():
+        entry["allocs_per_op"] = 30_000.0
+    memory.write_text(json.dumps(entries))
+    page = run_page(Source("run", [str(tmp_path / "run.json")], files=[load(tmp_path / "run.json")]))
+    hover = " ".join(page["benchmarks"][0]["hover"])
+    assert "30.0K allocs/op" in hover
+    table = memory_tables(load(tmp_path / "run.json").results)[0]
+    assert any("30.0K allocs" in line for row in table.rows for cell in row.cells if cell for line in cell.lines)
+    data = json.loads((TESTDATA / "check-harness.json").read_text())
+    panel = check_harness_page(Source("check-harness", ["check-harness.json"], data=data))
+    assert "tolerance 25%" in panel["summary"]
+    assert "more than 25% and none" in " ".join(Panel([], {}, data["tolerance"], 3).legend())

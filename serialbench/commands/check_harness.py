@@ -72,7 +72,7 @@ def time_in_session(way: str, names: list[str], processes: int, say, cpus: int |
 
 
 def arguments(cli: Parser) -> None:
-    add_filter_arguments(cli, cases=False)
+    add_filter_arguments(cli, cases=False, payloads=False)  # the harness is checked on the built-in inputs
     cli.add_argument("--tolerance", metavar="PCT", help=f"two ways' medians may differ by this much "
                                                         f"(default {TOLERANCE * 100:g}%%)")
     cli.add_argument("--processes", type=whole(), default=PROCESSES,

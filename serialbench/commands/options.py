@@ -54,14 +54,15 @@ def require_extra(option: str, module: str, extra: str) -> None:
         raise UsageError(f"{option}: {module} is not installed; pip install 'serialbench[{extra}]' brings it")
 
 
-def add_filter_arguments(cli, cases: bool = True) -> None:
-    """The selection: -b GLOB, --tier, --input, --payload (and --cases DIR)."""
+def add_filter_arguments(cli, cases: bool = True, payloads: bool = True) -> None:
+    """The selection: -b GLOB, --tier, --input (and --payload, --cases DIR where the command takes them)."""
     cli.add_argument("-b", "--benchmark", dest="patterns", action="append", default=[], metavar="GLOB",
                      help="benchmarks whose FORMAT/IMPL/INPUT/TIER name matches (repeatable); "
                           "'triton-binary/*' covers every input and tier")
     cli.add_argument("--tier", metavar="T[,T]", help="tiers: 1K, 10K, 100K, 1M (default: all)")
     cli.add_argument("--input", metavar="I[,I]", help="input kinds (default: float32, png, int32x3)")
-    add_payload_argument(cli)
+    if payloads:
+        add_payload_argument(cli)
     if cases:
         add_cases_argument(cli)
 

@@ -41,6 +41,11 @@ def rows(names: list[str], timed: dict[str, dict[str, list[float]]], tolerance: 
     return [Row(name, timed, tolerance) for name in names]
 
 
+def tolerance_text(tolerance: float) -> str:
+    """'2%': the tolerance as the terminal's legend and the site's panel give it."""
+    return f"{tolerance * 100:g}%"
+
+
 class Panel:
     """A panel of check-harness: its benchmarks' per-process medians of each way (`timed`), judged at the
     tolerance, and the lines that say so."""
@@ -52,7 +57,7 @@ class Panel:
         self.found = harness.verdicts(names, timed, tolerance)  # the benchmarks under each verdict
 
     def legend(self) -> list[str]:
-        tolerance = f"{self.tolerance * 100:g}%"
+        tolerance = tolerance_text(self.tolerance)
         return [f"median time per op, three ways, each the median over {self.processes} processes: the run's workers "
                 "(--rounds, one a round), compare's lockstep workers (A/A, one a round), a plain warm loop in a fresh "
                 "process; 'processes': the largest spread between one way's slowest and fastest process",

@@ -21,9 +21,9 @@ from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import (
     format_bytes,
     format_change,
+    format_count,
     format_interval,
     format_machine,
-    format_percent,
     format_time,
 )
 from serialbench.results.files import Result, ResultFile
@@ -118,7 +118,7 @@ def benchmark_data(results: ResultFile, result: Result, cell: Cell) -> dict:
                      f"payload {format_bytes(result.payload_bytes)} (input {format_bytes(result.input_bytes)})"]
     if result.memory is not None and result.memory.bytes_per_op is not None:
         data["hover"].append(f"{format_bytes(result.memory.bytes_per_op)}/op, "
-                             f"{round(result.memory.allocs_per_op)} allocs/op")
+                             f"{format_count(result.memory.allocs_per_op)} allocs/op")  # as the memory table
     data["hover"].append(precision_words(timing(result.benchmark), precision_asked(results)))
     return data
 
@@ -377,7 +377,7 @@ def check_harness_page(source: Source) -> dict:
     processes, tolerance = data.get("processes") or "?", data.get("tolerance")
     return {"kind": "check-harness", "path": source.paths[0],
             "summary": f"{len(rows)} benchmarks, {processes} processes a way, tolerance "
-                       + ("?" if tolerance is None else format_percent(tolerance)),
+                       + ("?" if tolerance is None else harness_table.tolerance_text(tolerance)),
             "table": table_data(Table.of(harness_table.harness_columns(), rows)), "index": {"count": len(rows)}}
 
 
