@@ -17,6 +17,11 @@ from tests.helpers import assert_one_line_usage_error, in_process
     (["bisect", "a", "1", "2", "--explain-top", "0"], "argument --explain-top: give 1 or more, not 0"),
     (["-l", "1.5"], "argument -l/--loops: give 1 or more, not 1.5"),
     (["check-harness", "--processes", "0"], "argument --processes: give 1 or more, not 0"),
+    (["bisect", "a", "1", "2", "--max-sessions", "0"], "argument --max-sessions: give 1 or more, not 0"),
+    (["memory", "run.json", "--calls", "0"], "argument --calls: give 1 or more, not 0"),
+    (["profile", "msgpack/packb/float32/1K", "--top", "0"], "argument --top: give 1 or more, not 0"),
+    (["profile", "msgpack/packb/float32/1K", "--seconds", "0"],
+     "argument --seconds: give a positive number of seconds, not 0"),
 ])
 def test_a_count_or_a_time_that_is_not_one_is_refused_as_it_is_parsed(argv, message):
     assert assert_one_line_usage_error(in_process(*argv)) == f"serialbench: error: {message}"

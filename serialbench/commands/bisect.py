@@ -30,8 +30,8 @@ from serialbench.commands.options import (
     interrupt_on_sigterm,
     payload_arguments,
     settings_from,
+    whole,
 )
-from serialbench.core.errors import UsageError
 from serialbench.measure.engine import run_session
 from serialbench.sides import releases, sweep_plan
 from serialbench.sides.checks import benchmark_side
@@ -65,7 +65,7 @@ def arguments(cli: Parser) -> None:
     add_index_arguments(cli)
     add_session_arguments(cli, "minutes for the whole search: each session gets what is left, and what is "
                                "not searched when it runs out is named", budget=False)
-    cli.add_argument("--max-sessions", type=int, metavar="N",
+    cli.add_argument("--max-sessions", type=whole(), metavar="N",
                      help="at most N sessions (retries included); what is not searched then is named")
     options.add_explain_arguments(cli, "step found")
     cli.add_json("the steps and every session")
@@ -73,8 +73,6 @@ def arguments(cli: Parser) -> None:
 
 def run(args, out: Output) -> int:
     settings = settings_from(args)
-    if args.max_sessions is not None and args.max_sessions < 1:
-        raise UsageError(f"--max-sessions {args.max_sessions}: give at least 1")
     benchmark = one_benchmark(args.case_dirs, args.benchmark, args.payloads)
     releases.use_index(args.index_url, args.find_links)
     searched = sweep_plan.bisect_range(args.name, args.good, args.bad, args.repo, out.say)

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from serialbench import workers
 from serialbench.commands.contract import Output, Parser
-from serialbench.commands.options import add_filter_arguments, payload_arguments, selected_inputs
-from serialbench.core.errors import UsageError
+from serialbench.commands.options import add_filter_arguments, payload_arguments, selected_inputs, whole
 from serialbench.inside import allocations
 from serialbench.measure.allocations import json_lines
 from serialbench.measure.memory import DEFAULT_CALLS
@@ -31,15 +30,13 @@ DESCRIPTION = ("Measure allocations (B/op, allocs/op) and memory per op for the 
 def arguments(cli: Parser) -> None:
     cli.add_argument("results", metavar="RESULTS.json", help="result file whose benchmarks to measure")
     add_filter_arguments(cli)
-    cli.add_argument("--calls", type=int, default=DEFAULT_CALLS, metavar="N",
+    cli.add_argument("--calls", type=whole(), default=DEFAULT_CALLS, metavar="N",
                      help=f"traced calls per benchmark (default {DEFAULT_CALLS}; fewer for slow ops)")
     cli.add_json("the table")
     cli.add_markdown("the table")
 
 
 def run(args, out: Output) -> int:
-    if args.calls < 1:
-        raise UsageError(f"--calls {args.calls}: give 1 or more")
     results = load(args.results, with_memory=False)
     existing = memory_companion(args.results)
     if existing is not None:

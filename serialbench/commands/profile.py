@@ -15,8 +15,7 @@ import pstats
 
 from serialbench.catalog.registry import CaseFailed, prepare
 from serialbench.commands.contract import Output, Parser
-from serialbench.commands.options import add_cases_argument, add_with_argument, one_named
-from serialbench.core.errors import UsageError
+from serialbench.commands.options import add_cases_argument, add_with_argument, one_named, positive, whole
 from serialbench.inside import timeloop
 from serialbench.measure.profiling import profile_rows, time_per_op
 from serialbench.sides.run_with import overlay_active, run_with_overlay
@@ -29,10 +28,10 @@ DEFAULT_SECONDS = 2.0
 
 def arguments(cli: Parser) -> None:
     cli.add_argument("name", help="the benchmark's full name, e.g. tfserving-rest/json/float32/100K")
-    cli.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="K", help=f"functions to show ({DEFAULT_TOP})")
+    cli.add_argument("--top", type=whole(), default=DEFAULT_TOP, metavar="K", help=f"functions to show ({DEFAULT_TOP})")
     cli.add_argument("--sort", choices=("own", "total"), default="own",
                      help="order by own time (default) or by total time including callees")
-    cli.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, metavar="S",
+    cli.add_argument("--seconds", type=positive("seconds"), default=DEFAULT_SECONDS, metavar="S",
                      help=f"profile about this long (default {DEFAULT_SECONDS:g}; at least one call)")
     cli.add_output("-o", "--output", metavar="FILE.pstats",
                    help="also save the raw profile (pstats, snakeviz; a new file)")
@@ -45,8 +44,6 @@ def run(args, out: Output) -> int:
     if args.with_specs and not overlay_active():  # the command again, its libraries from the overlay
         return run_with_overlay("profile", args.argv, args.with_specs, out.say)
     bench, cases = one_named(args.name, "profile", args.case_dirs)
-    if args.top < 1 or args.seconds <= 0:
-        raise UsageError("--top takes 1 or more and --seconds a positive number")
     try:
         prepared = prepare(bench, cases)
     except CaseFailed as exc:
