@@ -188,7 +188,7 @@ def sweep_of_commits() -> str:
     import json
 
     from serialbench.verdicts.steps import Step, Sweep, SweepRow
-    from serialbench.views.verdict_json import sweep_json
+    from serialbench.views.sweep_table import sweep_document
 
     def step(before, after, change, word=NO_CHANGE):
         return Step(before, after, change, change - 0.02, change + 0.02, word, 16, 0.03)
@@ -200,8 +200,8 @@ def sweep_of_commits() -> str:
                    (step("9f9bdae3", "a1b2c3d4", 0.001), step("9f9bdae3", "12345678", 0.201, SLOWER),
                     step("9f9bdae3", "c0ffee42", 0.2, SLOWER)))
     machine = {"host": "ci", "cpu": "AMD EPYC 7B13", "cpus": 2, "python": "3.11.7"}
-    data = json.loads(sweep_json(Sweep(sides, [row], 0.02, {side: machine for side in sides}, sides, sides,
-                                       left_out={"5eb57e14": NO_GCC})))
+    data = json.loads(sweep_document(Sweep(sides, [row], 0.02, {side: machine for side in sides}, sides, sides,
+                                           left_out={"5eb57e14": NO_GCC})).json())
     data["commits"] = {  # the range's order, the skipped commit in its place
         "9f9bdae3": commit("9f9bdae3", "Release v1.1.2", 1, "msgpack/__init__.py"),
         "a1b2c3d4": commit("a1b2c3d4", "Drop Python 3.8 (#720)", 5, "setup.py", "pyproject.toml"),
@@ -257,7 +257,7 @@ def harness_panel() -> str:
                "baseline/tobytes/float32/1M": (150e-6, 260e-6, 120e-6)}
     timed = {way: {name: processes(ways[index]) for name, ways in medians.items()}
              for index, way in enumerate(("run", "compare", "plain"))}
-    return Panel(list(medians), timed, 0.25, 5).json()
+    return Panel(list(medians), timed, 0.25, 5).document().json()
 
 
 def write_testdata(directory) -> None:
@@ -265,7 +265,7 @@ def write_testdata(directory) -> None:
     import json
     from pathlib import Path
 
-    from serialbench.views.verdict_json import sweep_json
+    from serialbench.views.sweep_table import sweep_document
 
     directory = Path(directory)
     directory.mkdir(exist_ok=True)
@@ -276,7 +276,7 @@ def write_testdata(directory) -> None:
     pyperf.BenchmarkSuite(session_file("head", "1.1.2", sided=False)).dump(str(directory / "rounds.json"),
                                                                             replace=True)
     for index, part in enumerate(sweep_parts(), start=1):
-        (directory / f"sweep-part-{index}.json").write_text(sweep_json(part))
+        (directory / f"sweep-part-{index}.json").write_text(sweep_document(part).json())
     (directory / "bisect.json").write_text(bisection())
     (directory / "check-harness.json").write_text(harness_panel())
 

@@ -223,8 +223,7 @@ def test_compare_json():
 
 def test_sweep_table_json_and_markdown():
     from serialbench.verdicts.steps import Step, Sweep, SweepRow
-    from serialbench.views.sweep_table import format_sweep, markdown_sweep
-    from serialbench.views.verdict_json import sweep_json
+    from serialbench.views.sweep_table import sweep_document
 
     def step(before, after, change, word, low=None, high=None):
         return Step(before, after, change, change - 0.02 if low is None else low,
@@ -251,6 +250,6 @@ def test_sweep_table_json_and_markdown():
     machine = {"host": "ci", "cpu": "AMD EPYC 7B13", "cpus": 2, "python": "3.11.7"}
     sweep = Sweep(sides, rows, 0.02, {side: machine for side in sides}, sides, sides,
                   left_out={"2.47.0": "cannot install 'tritonclient==2.47.0': ERROR: No matching distribution found"})
-    check_golden("sweep.txt", format_sweep(sweep) + "\n")
-    check_golden("sweep.md", markdown_sweep(sweep))
-    check_golden("sweep.json", sweep_json(sweep))
+    check_golden("sweep.txt", sweep_document(sweep).text() + "\n")
+    check_golden("sweep.md", sweep_document(sweep).markdown())
+    check_golden("sweep.json", sweep_document(sweep).json())

@@ -135,14 +135,14 @@ def write_sweep_sides(folder: Path, name: str, session: str, sides=("2.44.0", "2
 def test_a_sweep_page_lists_only_the_side_files_its_sweep_wrote(tmp_path):
     """A committed sweep page listed a user's new side files of the same releases among its own sources:
     they matched its sides and benchmarks. A sweep's --json names the files it wrote; those are its."""
-    from serialbench.views.verdict_json import sweep_json
+    from serialbench.views.sweep_table import sweep_document
     from tests.hand_built import sweep_parts
 
     folder = tmp_path / "results"
     folder.mkdir()
     part = sweep_parts()[0]
     part.files = write_sweep_sides(folder, "sweep-tritonclient_2.44.0-to-tritonclient_2.45.0", "ours")
-    (folder / "sweep.json").write_text(sweep_json(part))
+    (folder / "sweep.json").write_text(sweep_document(part).json())
     theirs = write_sweep_sides(folder, "sweep-tritonclient_2.44.0-to-tritonclient_2.45.0-2", "theirs")
     (tmp_path / "site").mkdir()
     lines = []
@@ -628,12 +628,12 @@ def test_a_sweep_of_interpreters_gives_its_page_the_word_and_steps_against_the_a
     """The page of a sweep whose steps are each against the anchor (sweep --pythons) says interpreter and
     shades each interpreter's own column (site.js reads against_anchor)."""
     from serialbench.views.site.pages import sweep_page
-    from serialbench.views.verdict_json import sweep_json
+    from serialbench.views.sweep_table import sweep_document
     from tests.test_sweep import judged
 
     folder = tmp_path / "results"
     folder.mkdir()
-    (folder / "sweep-pythons.json").write_text(sweep_json(judged(against_anchor=True)[1]))
+    (folder / "sweep-pythons.json").write_text(sweep_document(judged(against_anchor=True)[1]).json())
     (tmp_path / "site").mkdir()
     lines = []
     pages = site.build_site([str(folder)], tmp_path / "site", lines.append)
@@ -650,12 +650,12 @@ def test_a_sweep_of_interpreters_gives_its_page_the_word_and_steps_against_the_a
 
 @pytest.mark.slow
 def test_a_sweep_of_interpreters_shades_each_interpreters_own_column(chromium, tmp_path):
-    from serialbench.views.verdict_json import sweep_json
+    from serialbench.views.sweep_table import sweep_document
     from tests.test_sweep import judged
 
     folder = tmp_path / "results"
     folder.mkdir()
-    (folder / "sweep-pythons.json").write_text(sweep_json(judged(against_anchor=True)[1]))
+    (folder / "sweep-pythons.json").write_text(sweep_document(judged(against_anchor=True)[1]).json())
     (tmp_path / "site").mkdir()
     (page,) = site.build_site([str(folder)], tmp_path / "site", print)
     open_page(chromium, tmp_path / "site" / page.file)

@@ -17,8 +17,7 @@ from serialbench.core.errors import UsageError
 from serialbench.sides import overlays, releases
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.steps import Step, Sweep, SweepRow, merge, sweep_from_json
-from serialbench.views.sweep_table import format_sweep
-from serialbench.views.verdict_json import sweep_json
+from serialbench.views.sweep_table import sweep_document
 from tests.helpers import run_serialbench, written_results
 from tests.toys import LIBRARY, broken_wheel, make_wheel
 
@@ -133,18 +132,19 @@ def test_two_shards_merge_into_the_table_of_one_sweep():
     sides_2, own_2 = releases.shard(SIDES, 2, 2)
     assert (sides_1, sides_2, own_2) == (SIDES[:3], ["2.40.0", "2.45.0", "2.46.0", "2.50.0"],
                                          ["2.40.0", "2.46.0", "2.50.0"])
-    parts = [sweep_from_json(sweep_json(part(s, o, k)), f"part{k}.json")
+    parts = [sweep_from_json(sweep_document(part(s, o, k)).json(), f"part{k}.json")
              for k, (s, o) in enumerate([(sides_1, own_1), (sides_2, own_2)], start=1)]
     merged = merge(parts)
     assert merged.sides == SIDES
-    assert merged.rows == sweep_from_json(sweep_json(FULL), "full.json").rows
-    assert format_sweep(merged) == format_sweep(sweep_from_json(sweep_json(FULL), "full.json"))
+    full = sweep_from_json(sweep_document(FULL).json(), "full.json")
+    assert merged.rows == full.rows
+    assert sweep_document(merged).text() == sweep_document(full).text()
 
 
 def test_a_merge_of_parts_from_different_cpus_warns_and_names_each_columns_machine():
     other = {"host": "ci-b", "cpu": "Intel Xeon 8375C", "cpus": 4, "python": "3.11.7"}
     parts = [part(*releases.shard(SIDES, 1, 2), 1), part(*releases.shard(SIDES, 2, 2), 2, other)]
-    text = format_sweep(merge(parts))
+    text = sweep_document(merge(parts)).text()
     assert "warning: the parts ran on different CPUs" in text
     header = text.splitlines()[1].split()
     assert header[0] == "[A]" and header[-1] == "[B]"
@@ -162,7 +162,7 @@ def test_a_file_that_is_not_a_sweeps_json_is_one_line(tmp_path):
 def test_json_keeps_null_for_what_has_no_number():
     row = SweepRow("a/b/float32/1K", ("1.0", "2.0"), (1e-6, 2e-6),
                    (Step("1.0", "2.0", 1.0, -1.0, math.inf, vocabulary.TOO_NOISY, 2),), ())
-    data = json.loads(sweep_json(Sweep(["1.0", "2.0"], [row], 0.02)))
+    data = json.loads(sweep_document(Sweep(["1.0", "2.0"], [row], 0.02)).json())
     assert data["benchmarks"][0]["steps"][0] == {"from": "1.0", "to": "2.0", "change": 1.0, "low": None,
                                                  "high": None, "detectable": None, "verdict": "too noisy to tell",
                                                  "rounds": 2}
@@ -173,7 +173,7 @@ def test_a_two_speed_step_is_marked_and_named_never_passed_as_no_step():
     changes = [0.001, -0.002, -0.24, 0.003]
     row = full_row("tfserving-grpc/direct/int32x3/100K", changes, 255e-6)
     steps = tuple(replace(s, verdict=vocabulary.TWO_SPEEDS) if s.after == "2.46.0" else s for s in row.steps)
-    text = format_sweep(Sweep(SIDES, [replace(row, steps=steps)], 0.02))
+    text = sweep_document(Sweep(SIDES, [replace(row, steps=steps)], 0.02)).text()
     assert "-24.1% ~" in text
     assert ("tfserving-grpc/direct/int32x3/100K: no step found; two speeds at 2.46.0, no verdict from the mix "
             "(-24.0% [-26.0%, -22.0%])") in text
@@ -187,12 +187,12 @@ def test_selection_rows_of_two_sessions_say_which_benchmarks_each_is_over_and_su
             replace(step("2.45.0", "2.46.0", 0.001, vocabulary.NO_CHANGE), benchmarks=2,
                     names=("kserve-grpc/raw/float32/100K", "kserve-grpc/raw/float32/1M"))]
     sweep = Sweep(SIDES, ROWS, 0.02, selections=[step("2.40.0", "2.44.0", 0.0, vocabulary.NO_CHANGE), *both])
-    text = format_sweep(sweep)
+    text = sweep_document(sweep).text()
     assert "selection 2.40.0 -> 2.44.0: no change" in text
     assert ("selection (of 6 benchmarks: tfserving-grpc/direct, tfserving-grpc/wire) 2.45.0 -> 2.46.0: faster, "
             "-20.0% [-22.0%, -18.0%]") in text
     assert "selection (of 2 benchmarks: kserve-grpc/raw) 2.45.0 -> 2.46.0: no change" in text
-    back = sweep_from_json(sweep_json(sweep), "sweep.json")
+    back = sweep_from_json(sweep_document(sweep).json(), "sweep.json")
     assert [(s.before, s.after, s.verdict, s.benchmarks, s.names) for s in back.selections] == \
         [(s.before, s.after, s.verdict, s.benchmarks, s.names) for s in sweep.selections]
     parts = [part(*releases.shard(SIDES, k, 2), k) for k in (1, 2)]
@@ -331,17 +331,17 @@ def test_a_sweep_of_interpreters_judges_each_against_the_first_and_says_so():
     assert [(s.before, s.after, s.verdict) for s in row.steps] == [
         ("python 3.11.7", "python 3.12.3", "faster"), ("python 3.11.7", "python 3.13.0", "faster")]
     assert row.from_anchor == row.steps  # the steps are the changes against the anchor, judged once
-    table = format_sweep(sweep)
+    table = sweep_document(sweep).text()
     assert "faster at python 3.13.0 against python 3.11.7" in table
     assert "changes at python 3.12.3 (1 faster), python 3.13.0 (1 faster) against python 3.11.7" in table
     assert "the change against the anchor is slower or faster" in table.replace("\n", " ")
     assert table.splitlines()[1].count(" *") == 2  # both cells marked: each differs from the anchor
-    data = json.loads(sweep_json(sweep))
+    data = json.loads(sweep_document(sweep).json())
     assert (data["steps_judged"], data["side_noun"]) == ("against the anchor", "interpreter")
     assert [(s["from"], s["to"]) for s in data["benchmarks"][0]["steps"]] == [
         ("python 3.11.7", "python 3.12.3"), ("python 3.11.7", "python 3.13.0")]
-    back = sweep_from_json(sweep_json(sweep), "sweep.json")
-    assert (back.against_anchor, back.noun) == (True, "interpreter") and format_sweep(back) == table
+    back = sweep_from_json(sweep_document(sweep).json(), "sweep.json")
+    assert (back.against_anchor, back.noun) == (True, "interpreter") and sweep_document(back).text() == table
     assert merge([back]).rows[0].steps == back.rows[0].steps  # a merge keeps the steps from the anchor
 
 
@@ -351,21 +351,21 @@ def test_a_sweep_of_releases_still_judges_each_adjacent_step():
         ("python 3.11.7", "python 3.12.3", "faster"), ("python 3.12.3", "python 3.13.0", "no change")]
     assert [(s.before, s.after) for s in row.from_anchor] == [
         ("python 3.11.7", "python 3.12.3"), ("python 3.11.7", "python 3.13.0")]
-    table = format_sweep(sweep)
+    table = sweep_document(sweep).text()
     assert "steps at python 3.12.3 (1 faster)" in table and "against python 3.11.7" not in table
-    assert "steps_judged" not in json.loads(sweep_json(sweep))
+    assert "steps_judged" not in json.loads(sweep_document(sweep).json())
 
 
 def test_an_interpreter_whose_environment_took_another_version_says_it_in_its_columns_header():
     _, sweep = judged(against_anchor=True)
     sweep.libraries = {"python 3.13.0": "toylib 0.9 (installed)"}  # the closest release 3.13 has
-    table = format_sweep(sweep)
+    table = sweep_document(sweep).text()
     header, under = table.splitlines()[:2]
     assert "python 3.13.0" in header and under.split() == ["toylib", "0.9", "(installed)"]
     assert len(under.rstrip()) == len(header.rstrip())  # under its own column (the last), aligned as it is
-    back = sweep_from_json(sweep_json(sweep), "sweep.json")
-    assert back.libraries == sweep.libraries and format_sweep(back) == table
-    assert "libraries" not in json.loads(sweep_json(judged(against_anchor=False)[1]))
+    back = sweep_from_json(sweep_document(sweep).json(), "sweep.json")
+    assert back.libraries == sweep.libraries and sweep_document(back).text() == table
+    assert "libraries" not in json.loads(sweep_document(judged(against_anchor=False)[1]).json())
 
 
 # --- sweep --explain, on hand-built data (the toy's sweep explained: tests/test_explain.py) ---------------------
@@ -382,19 +382,19 @@ def test_an_explained_step_hangs_under_its_benchmark_and_is_its_steps_explain_in
     name = ROWS[0].name
     found = record(explain(name, before, after, ROWS[0].median("2.45.0"), ROWS[0].median("2.46.0")), 3)
     sweep = replace(FULL, explained={(name, "2.45.0", "2.46.0"): found}, explain_failed={})
-    lines = format_sweep(sweep).splitlines()
+    lines = sweep_document(sweep).text().splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith(name))
     assert lines[at + 1].startswith("    2.45.0 -> 2.46.0: where the time per op moved")
     assert "tritonclient/utils.py:12(deserialize)" in "\n".join(lines[at + 1:at + 5])
     assert lines[next(i for i, line in enumerate(lines) if "measured" in line) + 1].startswith("    cProfile of")
-    data = json.loads(sweep_json(sweep))
+    data = json.loads(sweep_document(sweep).json())
     explained = [s for b in data["benchmarks"] for s in b["steps"] if "explain" in s]
     assert [(s["from"], s["to"]) for s in explained] == [("2.45.0", "2.46.0")] and data["explain_failed"] == {}
     assert explained[0]["explain"]["top"][0]["function"] == "tritonclient/utils.py:12(deserialize)"
-    assert sweep_from_json(sweep_json(sweep), "sweep.json").explained == sweep.explained
+    assert sweep_from_json(sweep_document(sweep).json(), "sweep.json").explained == sweep.explained
     grid = table_data(sweep_grid(sweep))  # the site's sweep page: the block under its row, as site.js draws it
     assert ["block" in row for row in grid["rows"]] == [True, False]
-    assert "explain_failed" not in json.loads(sweep_json(FULL))  # a sweep without --explain: as before
+    assert "explain_failed" not in json.loads(sweep_document(FULL).json())  # a sweep without --explain: as before
 
 
 def test_explain_with_no_decided_step_says_so_in_one_line_and_a_step_it_cannot_profile_in_one_line(monkeypatch):

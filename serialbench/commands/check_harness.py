@@ -104,8 +104,5 @@ def run(args, out: Output) -> int:
             timed[way].update(plain_medians(THIS_SERIALBENCH, chosen, args.processes, out.say) if way == "plain"
                               else time_in_session(way, chosen, args.processes, out.say, args.cpus))
     panel = Panel(names, timed, tolerance, args.processes)
-    out.print(panel.text())
-    out.write("json", panel.json)
-    out.write("markdown", panel.markdown)
-    out.print("\n".join(panel.closing()))
+    out.document(panel.document())
     return 1 if DISAGREE in panel.found or NOT_TIMED in panel.found else 0

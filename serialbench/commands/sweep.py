@@ -41,8 +41,7 @@ from serialbench.sides.selection import check_selection, selection_distributions
 from serialbench.verdicts.steps import Sweep, merge, sweep_from_json
 from serialbench.verdicts.sweep_sessions import time_groups
 from serialbench.views.progress import budget_line, session_round_line
-from serialbench.views.sweep_table import format_sweep, listed, markdown_sweep
-from serialbench.views.verdict_json import sweep_json
+from serialbench.views.sweep_table import listed, sweep_document
 
 DESCRIPTION = ("Time a library's releases (or any sides) in one interleaved session and say at which release each "
                "benchmark changed.")
@@ -171,10 +170,8 @@ def read(path: str) -> str:
 
 
 def output(sweep: Sweep, out: Output, closing: str) -> int:
-    out.print(format_sweep(sweep))
+    out.document(sweep_document(sweep))
     out.print(closing)
-    out.write("json", lambda: sweep_json(sweep))
-    out.write("markdown", lambda: markdown_sweep(sweep))
     if out.wants("plot") and sweep.rows:
         from serialbench.views.sweep_plot import plot_sweep
 

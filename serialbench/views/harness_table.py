@@ -1,14 +1,13 @@
 """check-harness's table: each benchmark's median three ways, two ratios to the plain loop, the spread
-between one way's processes, the verdict (verdicts/harness.py); as text, Markdown and JSON."""
+between one way's processes, the verdict (verdicts/harness.py); the panel's document (text, Markdown and JSON)."""
 
 from __future__ import annotations
 
-import json
 import statistics
 
 from serialbench.verdicts import harness
 from serialbench.views import table
-from serialbench.views.table import Column, Table, column, figure, number
+from serialbench.views.table import Column, Document, Table, column, figure, number
 
 FORMAT = 1  # of the --json file
 
@@ -83,17 +82,11 @@ class Panel:
                 lines.append(f"{len(found[flag])} of {total} {what}: {', '.join(found[flag])}")
         return lines
 
-    def text(self) -> str:
-        """The table, then a blank line, the legend and the ratios (a blank line where there are none)."""
-        return "\n".join([*table.text(self.table), "", *self.legend(), "\n".join(self.ratio_lines())])
-
-    def markdown(self) -> str:
-        return "\n".join([*table.markdown(self.table), "",
-                          *(line + "\n" for line in [*self.legend(), *self.ratio_lines(), *self.closing()])])
-
-    def json(self) -> str:
-        """Every process's median of every way, and the verdicts (keys of FORMAT 1 kept: benchmarks by name)."""
-        return json.dumps({"serialbench_check_harness": FORMAT, "tolerance": self.tolerance,
-                           "processes": self.processes,
-                           "benchmarks": {record.pop("name"): record for record in table.records(self.table)}},
-                          indent=1) + "\n"
+    def document(self) -> Document:
+        """The table; under it the legend, the ratios (a blank line of the text where there are none) and the
+        closing lines, each a line of the text and a paragraph of the Markdown; its JSON every process's median
+        of every way and the verdicts (keys of FORMAT 1 kept: benchmarks by name)."""
+        notes = [*self.legend(), *(self.ratio_lines() or [""]), *self.closing()]
+        return Document([self.table], notes=notes, keys={
+            "serialbench_check_harness": FORMAT, "tolerance": self.tolerance, "processes": self.processes,
+            "benchmarks": {record.pop("name"): record for record in table.records(self.table)}})

@@ -4,19 +4,18 @@ The anchor's column gives the median time per op; every later column the change 
 A mark after a change says what the step into that release (from the previous column; in a sweep of
 interpreters, from the anchor) was: `*` a step (slower or faster), `^` at the threshold (measured,
 about the minimum effect), `?` too noisy to tell, `~` two speeds (a side's processes ran at one of
-two speeds, and no verdict is taken from the mix). The same cells print as text and as Markdown.
+two speeds, and no verdict is taken from the mix). The terminal, the Markdown and the JSON are drawn from
+one document (`sweep_document`).
 """
 
 from __future__ import annotations
-
-import textwrap
 
 from serialbench.core.formatting import format_change, format_machine, format_time
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.steps import Step, Sweep, SweepRow, change_text
 from serialbench.views.explain_table import grid_block
-from serialbench.views.table import Cell, Column, Row, Table, markdown, text
-from serialbench.views.verdict_table import FOOTNOTE_WIDTH
+from serialbench.views.table import Cell, Column, Document, Row, Table, Wrapped
+from serialbench.views.verdict_json import sweep_keys
 
 MARKS = {vocabulary.SLOWER: " *", vocabulary.FASTER: " *", vocabulary.TOO_NOISY: " ?", vocabulary.TWO_SPEEDS: " ~",
          vocabulary.NO_CHANGE: "  ", vocabulary.AT_THRESHOLD: " ^"}
@@ -175,17 +174,9 @@ def closing(sweep: Sweep) -> list[str]:
     return [summary(sweep), *(f"left out: {side}: {why}" for side, why in sweep.left_out.items()), *sweep.notes]
 
 
-def format_sweep(sweep: Sweep) -> str:
-    lines = text(sweep_grid(sweep))
-    # The legend's paragraphs wrapped as compare's footnotes are: no line of the terminal's table is a page wide.
-    notes = [wrapped for paragraph in legend(sweep) for wrapped in textwrap.wrap(paragraph, FOOTNOTE_WIDTH)]
-    steps = [f"{name}: {said}" for name, said in step_lines(sweep)]
-    out = [*lines, "", *steps, *selection_lines(sweep), "", *closing(sweep), *notes]
-    return "\n".join(out)
-
-
-def markdown_sweep(sweep: Sweep) -> str:
-    lines = markdown(sweep_grid(sweep))
-    bullets = [f"- `{name}`: {said}" for name, said in step_lines(sweep)]
-    paragraphs = [*selection_lines(sweep), *closing(sweep), *legend(sweep)]
-    return "\n".join([*lines, "", *bullets, "", *(line + "\n" for line in paragraphs)])
+def sweep_document(sweep: Sweep) -> Document:
+    """The table; under it each benchmark's steps (a bulleted list in Markdown) and the selection's, then
+    which sides changed and the legend (wrapped in the text, as compare's footnotes are); its JSON
+    views/verdict_json.sweep_keys."""
+    return Document([sweep_grid(sweep)], notes=[step_lines(sweep), *selection_lines(sweep), "", *closing(sweep),
+                                                *map(Wrapped, legend(sweep))], keys=sweep_keys(sweep))

@@ -266,6 +266,13 @@ def render_markdown(table: Table) -> str:
     return "\n".join(markdown(table)) + "\n"
 
 
+class Wrapped(str):
+    """A note that is a paragraph of prose: wrapped at WIDTH in the text, as the legend is (a sweep's)."""
+
+
+WIDTH = 100  # the text's paragraphs (a legend, a Wrapped note) are wrapped at this width
+
+
 @dataclass
 class Document:
     """A command's whole answer: the lines above its tables, its tables, what is under them, and its JSON's
@@ -275,8 +282,10 @@ class Document:
     - head: lines above the tables, in the text only (compare's sides, named when the table is too wide);
     - terminal: the tables as the terminal shows them, where they differ (compare's headers, narrowed);
     - legend: a paragraph right under the tables, wrapped in the text (memory's);
-    - notes: lines under a blank line: each a line of the text and a paragraph of the Markdown, or a list
-      of lines, a bulleted list in Markdown (compare's footnotes);
+    - notes: lines under a blank line: each a line of the text and a paragraph of the Markdown (a Wrapped
+      one wrapped in the text; an empty one a blank line of the text only, between two groups of notes), or
+      a list of lines, a bulleted list in Markdown (compare's footnotes); a line of such a list may be a
+      (name, words) pair, 'name: words', the name in backticks in Markdown (a sweep's steps);
     - keys: the JSON's top-level keys, in order; a Table among the values is given as its records.
     """
 
@@ -284,7 +293,7 @@ class Document:
     head: list[str] = field(default_factory=list)
     terminal: list[Table] | None = None
     legend: str = ""
-    notes: list[str | list[str]] = field(default_factory=list)
+    notes: list[str | list[str | tuple[str, str]]] = field(default_factory=list)
     keys: dict[str, Any] = field(default_factory=dict)
 
     def text(self) -> str:
@@ -292,18 +301,30 @@ class Document:
         lines = list(self.head)
         for index, shown in enumerate(self.tables if self.terminal is None else self.terminal):
             lines += [""] * bool(index) + text(shown)
-        lines += textwrap.wrap(self.legend, 100) if self.tables else []
+        lines += textwrap.wrap(self.legend, WIDTH) if self.tables else []
         if self.notes:
-            lines += ["", *(line for note in self.notes for line in ([note] if isinstance(note, str) else note))]
+            lines += ["", *(line for note in self.notes for line in _note_text(note))]
         return "\n".join(lines)
 
     def markdown(self) -> str:
         """The --markdown file: the tables, the legend and each note a paragraph, a blank line apart."""
         blocks = [markdown(shown) for shown in self.tables] + [[self.legend]] * bool(self.legend)
-        blocks += [[note] if isinstance(note, str) else [f"- {line}" for line in note] for note in self.notes]
+        blocks += [_note_markdown(note) for note in self.notes if note]
         return "\n".join(line for index, block in enumerate(blocks) for line in [""] * bool(index) + block) + "\n"
 
     def json(self) -> str:
         """The --json file: the keys, each table as its records."""
         return json.dumps({key: records(value) if isinstance(value, Table) else value
                            for key, value in self.keys.items()}, indent=1) + "\n"
+
+
+def _note_text(note: str | list[str | tuple[str, str]]) -> list[str]:
+    if isinstance(note, str):
+        return textwrap.wrap(note, WIDTH) if isinstance(note, Wrapped) else [note]
+    return [": ".join(line) if isinstance(line, tuple) else line for line in note]
+
+
+def _note_markdown(note: str | list[str | tuple[str, str]]) -> list[str]:
+    if isinstance(note, str):
+        return [note]
+    return [f"- `{line[0]}`: {line[1]}" if isinstance(line, tuple) else f"- {line}" for line in note]

@@ -55,8 +55,9 @@ def _step(step: Step) -> dict:
     return {"from": step.before, "to": step.after, **records(Table.of(STEP_COLUMNS, [step]))[0]}
 
 
-def sweep_json(sweep: Sweep) -> str:
-    return _dump({
+def sweep_keys(sweep: Sweep) -> dict:
+    """A sweep's --json keys (views/sweep_table.sweep_document's)."""
+    return {
         "sides": sweep.sides,
         "benchmarks": [{"name": row.name, "medians": [_number(row.median(side)) for side in sweep.sides],
                         "steps": [{**_step(step), **_explained(sweep.explained, (row.name, step.before, step.after))}
@@ -75,7 +76,7 @@ def sweep_json(sweep: Sweep) -> str:
         **({"side_noun": sweep.noun} if sweep.noun != "release" else {}),
         **({"libraries": sweep.libraries} if sweep.libraries else {}),  # side -> its versions, where they differ
         **({"explain_failed": sweep.explain_failed} if sweep.explain_failed is not None else {}),  # --explain
-    })
+    }
 
 
 def _explained(explained: Mapping[tuple, dict], key: tuple) -> dict:
