@@ -151,7 +151,8 @@ def bisection() -> str:
     """bisect --json of tritonclient 2.40.0 to 2.50.0 on one benchmark: three sessions, the step at 2.46.0."""
     from serialbench.verdicts.bisection import Result
     from serialbench.verdicts.steps import Step
-    from serialbench.views.verdict_json import bisect_json
+    from serialbench.views.table import Document
+    from serialbench.views.verdict_json import bisect_keys
 
     def step(before, after, change, word=FASTER, rounds=8):
         return Step(before, after, change, change - 0.05, change + 0.05, word, rounds)
@@ -167,7 +168,8 @@ def bisection() -> str:
                  "steps": [step("2.45.0", "2.46.0", -0.549), step("2.46.0", "2.47.0", 0.002, same, 16),
                            step("2.45.0", "2.47.0", -0.548)]}]
     result = Result([step("2.45.0", "2.46.0", -0.549)], step("2.40.0", "2.50.0", -0.553))
-    return bisect_json("triton-binary/tritonclient/int32x3/1M", "2.40.0", "2.50.0", result, sessions)
+    keys = bisect_keys("triton-binary/tritonclient/int32x3/1M", "2.40.0", "2.50.0", result, sessions)
+    return Document([], keys=keys).json()
 
 
 # Sweeps and bisections of a library's commits (built into wheels): their sides are 8-hex labels, and the
@@ -219,7 +221,8 @@ def bisection_of_commits() -> str:
 
     from serialbench.verdicts.bisection import Result
     from serialbench.verdicts.steps import Step
-    from serialbench.views.verdict_json import bisect_json
+    from serialbench.views.table import Document
+    from serialbench.views.verdict_json import bisect_keys
 
     def step(before, after, change, word=SLOWER):
         return Step(before, after, change, change - 0.02, change + 0.02, word, 16)
@@ -233,7 +236,8 @@ def bisection_of_commits() -> str:
                            step("12345678", "badc0ffe", 0.2)]}]
     result = Result([step("12345678", "f00dcafe", 0.2)], step("e1a2b3c4", "badc0ffe", 0.2),
                     notes=["5eb57e14, between 12345678 and f00dcafe, was skipped"])
-    data = json.loads(bisect_json("msgpack/packb/float32/1M", "e1a2b3c4", "badc0ffe", result, sessions))
+    data = json.loads(Document([], keys=bisect_keys("msgpack/packb/float32/1M", "e1a2b3c4", "badc0ffe", result,
+                                                    sessions)).json())
     subjects = {"e1a2b3c4": "Release v1.1.2", "d00dfeed": "Test on Python 3.14 (#719)",
                 "7bad1dea": "Drop Python 3.8 (#720)", "0ddba11a": "Fix a typo in README",
                 "12345678": "Use PyLong_AsSize_t (#722)", "5eb57e14": "Build with Cython 3.1 (#723)",

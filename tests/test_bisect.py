@@ -14,7 +14,8 @@ from serialbench.verdicts import bisection, vocabulary
 from serialbench.verdicts.bisection import Bracket, Result
 from serialbench.verdicts.steps import Step
 from serialbench.views.bisect_steps import answer_lines
-from serialbench.views.verdict_json import bisect_json
+from serialbench.views.table import Document
+from serialbench.views.verdict_json import bisect_keys
 from tests.helpers import check_golden, run_serialbench
 from tests.toys import LIBRARY_CASES, make_wheel
 
@@ -195,8 +196,8 @@ def test_bisect_json_keys_as_exact_text():
                 {"sides": ["2.45.0", "2.46.0", "2.47.0", "2.50.0"], "rounds": 16, "minutes": 0.8, "steps": [answer]}]
     left = Step("2.47.0", "2.50.0", 0.021, 0.018, 0.024, vocabulary.AT_THRESHOLD, 16)
     result = Result([answer], steps[-1], unsearched=[(Bracket("2.47.0", "2.50.0", left), "--max-sessions 2 ran out")])
-    check_golden("bisect.json", bisect_json("triton-binary/tritonclient/int32x3/1M", "2.40.0", "2.50.0", result,
-                                            sessions))
+    keys = bisect_keys("triton-binary/tritonclient/int32x3/1M", "2.40.0", "2.50.0", result, sessions)
+    check_golden("bisect.json", Document([], keys=keys).json())
 
 
 @pytest.mark.slow

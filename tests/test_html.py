@@ -365,7 +365,8 @@ def test_the_bisection_is_a_ladder_down_to_the_answer(chromium, built):
 def test_a_bisection_of_several_steps_lists_each_with_its_share_and_what_was_left(chromium, tmp_path):
     from serialbench.verdicts.bisection import Bracket, Result
     from serialbench.verdicts.steps import Step
-    from serialbench.views.verdict_json import bisect_json
+    from serialbench.views.table import Document
+    from serialbench.views.verdict_json import bisect_keys
 
     steps = [Step("3.9.15", "3.10.0", 0.028, 0.024, 0.034, vocabulary.SLOWER, 8),
              Step("3.10.1", "3.10.2", 0.091, 0.08, 0.102, vocabulary.SLOWER, 8)]
@@ -375,7 +376,8 @@ def test_a_bisection_of_several_steps_lists_each_with_its_share_and_what_was_lef
     sessions = [{"sides": ["3.9.15", "3.10.4", "3.10.9"], "rounds": 8, "minutes": 0.1, "steps": [whole, left, whole]}]
     folder = tmp_path / "results"
     folder.mkdir()
-    (folder / "bisect-orjson.json").write_text(bisect_json("x/y/int32x3/10K", "3.9.15", "3.10.9", result, sessions))
+    keys = bisect_keys("x/y/int32x3/10K", "3.9.15", "3.10.9", result, sessions)
+    (folder / "bisect-orjson.json").write_text(Document([], keys=keys).json())
     (tmp_path / "site").mkdir()
     (page,) = site.build_site([str(folder)], tmp_path / "site", lambda line: None)
     open_page(chromium, tmp_path / "site" / page.file)

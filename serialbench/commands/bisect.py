@@ -40,7 +40,8 @@ from serialbench.sides.worktrees import work_tree
 from serialbench.verdicts.bisection import WANTED, Bisection
 from serialbench.views.bisect_steps import answer_lines, session_line
 from serialbench.views.progress import session_round_line
-from serialbench.views.verdict_json import bisect_json
+from serialbench.views.table import Document
+from serialbench.views.verdict_json import bisect_keys
 
 DESCRIPTION = ("Find every release of a library between GOOD and BAD where the cost of one benchmark steps (the "
                "first release after each step's last unchanged one), by paired sessions between the releases the "
@@ -96,10 +97,10 @@ def run(args, out: Output) -> int:
     minutes = (time.monotonic() - search.started) / 60
     took = f"{len(search.sessions)} sessions in {minutes:.1f} min"
     good, bad, history = searched.good, searched.bad, searched.history
-    for line in answer_lines(benchmark, result, good, bad, args.direction, took, history, search.skipped, explained):
-        out.print(line)
-    out.write("json", lambda: bisect_json(benchmark, good, bad, result, search.sessions, history, search.skipped,
-                                          searched.named, explained, not_explained))
+    out.document(Document([], head=answer_lines(benchmark, result, good, bad, args.direction, took, history,
+                                                search.skipped, explained),
+                          keys=bisect_keys(benchmark, good, bad, result, search.sessions, history, search.skipped,
+                                           searched.named, explained, not_explained)))
     if search.interrupted:
         return 130
     return 0 if result.complete else 1

@@ -9,7 +9,6 @@ finite (an interval that a round or two cannot give) is null.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -27,10 +26,6 @@ if TYPE_CHECKING:
     from serialbench.sides.commits import Commit
 
 SWEEP_FORMAT = 1
-
-
-def _dump(data: dict) -> str:
-    return json.dumps(data, indent=1) + "\n"
 
 
 def compare_json(rows: Sequence[Compared], base: str, head: str, min_effect: float,
@@ -84,18 +79,18 @@ def _explained(explained: Mapping[tuple, dict], key: tuple) -> dict:
     return {"explain": explained[key]} if explained.get(key) else {}
 
 
-def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: Sequence[dict],
+def bisect_keys(benchmark: str, good: str, bad: str, result: Result, sessions: Sequence[dict],
                 history: Mapping[str, Commit] | None = None, skipped: Mapping[str, str] | None = None,
                 named: str = "", explained: Mapping[tuple[str, str], dict] | None = None,
-                explain_failed: Mapping[str, str] | None = None) -> str:
-    """The steps found (each with its share of the whole change), the whole change, what was left
-    unsearched and why, and every session. changed_at ... verdict: the first step, as before bisect
-    found several; uncertain: the notes, joined. Over commits (--repo): each commit of the range
+                explain_failed: Mapping[str, str] | None = None) -> dict:
+    """bisect's --json keys: the steps found (each with its share of the whole change), the whole change,
+    what was left unsearched and why, and every session. changed_at ... verdict: the first step, as before
+    bisect found several; uncertain: the notes, joined. Over commits (--repo): each commit of the range
     (commits, in order), those skipped and why, and the range (history). With --explain: each explained
     step's `explain` object, and the steps it could not explain (explain_failed)."""
     first = _step(result.steps[0]) if result.steps else {}
     commits = {label: commit.as_json() for label, commit in (history or {}).items()}
-    return _dump({
+    return {
         **({"commits": commits, "order": list(commits), "skipped": dict(skipped or {}), "history": named}
            if commits else {}),
         "benchmark": benchmark, "good": good, "bad": bad,
@@ -112,4 +107,4 @@ def bisect_json(benchmark: str, good: str, bad: str, result: Result, sessions: S
         "sessions": [{"sides": session["sides"], "rounds": session["rounds"], "minutes": session["minutes"],
                       "steps": [_step(step) for step in session["steps"]]} for session in sessions],
         **({"explain_failed": dict(explain_failed)} if explain_failed is not None else {}),  # --explain
-    })
+    }
