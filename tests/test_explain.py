@@ -22,7 +22,6 @@ from serialbench.verdicts.paired import Compared
 from serialbench.views import explain_table
 from serialbench.views.site.pages import compare_page
 from serialbench.views.table import text as table_text
-from serialbench.views.verdict_json import compare_json
 from serialbench.views.verdict_table import compare_document
 from tests import toys
 from tests.helpers import assert_one_line_usage_error, in_process, run_serialbench, written_results
@@ -151,8 +150,8 @@ def test_the_block_is_the_rows_table_in_markdown_and_its_explain_object_in_json(
     after = markdown.split("\n\nfmt/impl/float32/1K:\n\n", 1)[1].splitlines()
     assert after[0] == "where the time per op moved: the top 2 of 4 functions by change of own time"
     assert after[2].startswith("| function") and "`lib/a.py:50(new_copy)`" in after[4]
-    rows = {row["name"]: row for row in json.loads(compare_json(ROWS, "BASE", "HEAD", 0.05,
-                                                                hang=explained_rows()))["benchmarks"]}
+    rows = {row["name"]: row for row in json.loads(compare_document(ROWS, "BASE", "HEAD", 0.05,
+                                                                    hang=explained_rows()).json())["benchmarks"]}
     record = rows["fmt/impl/float32/1K"]["explain"]
     assert "explain" not in rows["fmt/other/float32/1K"] and "block" not in rows["fmt/other/float32/1K"]
     assert [row["function"] for row in record["top"]] == ["lib/a.py:50(new_copy)", "lib/a.py:40(old_copy)"]

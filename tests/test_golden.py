@@ -215,10 +215,8 @@ def test_memory_tables_and_the_benchmem_listing(costs_file):
 
 
 def test_compare_json():
-    from serialbench.views.verdict_json import compare_json
-
-    check_golden("compare.json", compare_json(COMPARE_ROWS, "msgpack 1.0.8", "msgpack 1.1.2", 0.02,
-                                              {"msgpack/packb/png/1M": "HEAD: MemoryError"}))
+    check_golden("compare.json", verdict_table.compare_document(COMPARE_ROWS, "msgpack 1.0.8", "msgpack 1.1.2", 0.02,
+                                                                {"msgpack/packb/png/1M": "HEAD: MemoryError"}).json())
 
 
 def test_sweep_table_json_and_markdown():

@@ -4,14 +4,14 @@ One file: every selected benchmark (its median and multiple of the floor, each w
 mark, throughput, sizes and, with a memory companion, its memory per op), each FORMAT/IMPL's fitted
 costs, and the round trip's sums. The median, the multiple and the mark are the cells of report's
 tables (views/timing.timing_cells), so the JSON carries the numbers the terminal and the page print.
-Two files: the verdicts of BASE -> NEW with compare's keys (views/verdict_json.py), and the `explain`
-objects that the side files of one compare --explain session keep. Times are seconds
-per op, changes fractions; a number that is missing or not finite is null.
+Two files: the verdicts of BASE -> NEW with compare's keys (views/verdict_table.compare_document), and
+the `explain` objects that the side files of one compare --explain session keep. Times are seconds per
+op, changes fractions; a number that is missing or not finite is null. Both are laid out by the
+Document's JSON (views/table.py), as every command's --json file is.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
 
@@ -22,9 +22,9 @@ from serialbench.verdicts.paired import Compared
 from serialbench.views import benchmem, table
 from serialbench.views.explain_table import hanging
 from serialbench.views.roundtrip_table import round_trips_json
-from serialbench.views.table import Cell, Column, Table, column, number
+from serialbench.views.table import Cell, Column, Document, Table, column, number
 from serialbench.views.timing import FIGURES, timing_cells
-from serialbench.views.verdict_json import compare_json, verdict_record
+from serialbench.views.verdict_table import compare_document, verdict_record
 
 # A result's memory figures: memory --json's keys (B/op, allocs/op, peak, retained), without its name and time.
 MEMORY_COLUMNS = [c for c in benchmem.COLUMNS if c.header not in ("benchmark", "time/op")]
@@ -52,7 +52,7 @@ def result_columns(cells: dict[str, Cell]) -> list[Column]:
 
 def one_file_json(results: ResultFile, selected: Sequence[Result], notes: Sequence[str]) -> str:
     costs = fits(list(selected))
-    return json.dumps({
+    return Document([], keys={
         "file": results.path, "commits": results.commits, "dirty": results.dirty,
         "benchmarks": table.records(Table.of(result_columns(timing_cells(results, list(selected))), selected)),
         "costs": [{"input": kind, "direction": direction, "row": row, "fixed": number(fit.fixed_s),
@@ -61,27 +61,25 @@ def one_file_json(results: ResultFile, selected: Sequence[Result], notes: Sequen
                   for (kind, direction, row), fit in costs.items()],
         "round_trip": round_trips_json(list(selected)),
         "notes": list(notes),
-    }, indent=1) + "\n"
+    }).json()
 
 
 def two_files_json(base: ResultFile, new: ResultFile, found: FileChanges, min_effect: float,
                    notes: Sequence[str], explained: Mapping[str, dict] | None = None) -> str:
-    """The verdicts as compare's JSON gives them, compare --explain's `explain` objects (`explained`, by
-    name) in their rows."""
+    """The verdicts with the keys of compare's document (views/verdict_table.compare_document), compare
+    --explain's `explain` objects (`explained`, by name) in their rows."""
     changes = found.changes
     rows = [Compared(c.name, c.base.median, c.new.median, c.judged) for c in changes if c.judged is not None]
-    data = json.loads(compare_json(rows, base.path, new.path, min_effect, selection=found.selection,
-                                   paired=found.paired,
-                                   failed={c.name: c.verdict for c in changes if c.judged is None},
-                                   hang=hanging(explained or {})))
+    keys = compare_document(rows, base.path, new.path, min_effect, selection=found.selection, paired=found.paired,
+                            failed={c.name: c.verdict for c in changes if c.judged is None},
+                            hang=hanging(explained or {})).keys
     if found.drift is not None:  # two runs apart: what each row was judged on, and the floor's drift
         by_name = {c.name: c for c in changes}
-        for row in data["benchmarks"]:
+        keys["benchmarks"] = table.records(keys["benchmarks"])
+        for row in keys["benchmarks"]:
             change = by_name[row["name"]]
             row.update(judged_on=change.basis, base_multiple=number(change.base_multiple),
                        new_multiple=number(change.new_multiple))
         drift = found.drift.verdict
-        data["floor_drift"] = None if drift is None else {**verdict_record(drift, False),
-                                                          "floors": found.drift.floors}
-    data["notes"] = list(notes)
-    return json.dumps(data, indent=1) + "\n"
+        keys["floor_drift"] = None if drift is None else {**verdict_record(drift, False), "floors": found.drift.floors}
+    return Document([], keys={**keys, "notes": list(notes)}).json()

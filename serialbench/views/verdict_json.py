@@ -1,39 +1,29 @@
-"""Machine-readable verdicts (`--json FILE`) of compare, report BASE NEW, sweep and bisect (a sweep's is
-read back by verdicts/steps.sweep_from_json).
+"""The keys of the machine-readable verdicts (`--json FILE`) of sweep and bisect, their Documents' (a
+sweep's is read back by verdicts/steps.sweep_from_json); compare's and report BASE NEW's are compare's
+document's (views/verdict_table.compare_document).
 
-The keys are the verdict columns' (views/verdict_table.py): the JSON has every column the tables
-have; compare's (and report BASE NEW's) is its document's (`compare_document`). Changes are fractions
-(+0.05: 5% more time), times are seconds per op, verdicts are the table's words; a number that is not
-finite (an interval that a round or two cannot give) is null.
+A step's keys are the verdict columns' (views/verdict_table.py): the JSON has every column the tables
+have. Changes are fractions (+0.05: 5% more time), times are seconds per op, verdicts are the table's
+words; a number that is not finite (an interval that a round or two cannot give) is null.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.bisection import Result
-from serialbench.verdicts.paired import Compared
 from serialbench.verdicts.steps import ANCHORED, Step, Sweep
 from serialbench.views.table import Table, records
 from serialbench.views.table import number as _number
-from serialbench.views.verdict_table import compare_document, verdict_columns
-from serialbench.views.verdict_table import verdict_record as verdict_record  # report_json's, beside compare_json
+from serialbench.views.verdict_table import verdict_columns
 
 if TYPE_CHECKING:
     from serialbench.sides.commits import Commit
 
 SWEEP_FORMAT = 1
-
-
-def compare_json(rows: Sequence[Compared], base: str, head: str, min_effect: float,
-                 failed: Mapping[str, str] | None = None, selection: vocabulary.Verdict | None = None,
-                 paired: bool = True, fail_on: str | None = None, gate: Sequence[str] = (),
-                 hang: Callable[[Table], None] = lambda _: None) -> str:
-    """compare's verdicts (and report BASE NEW's), as views/verdict_table.compare_document gives them."""
-    return compare_document(rows, base, head, min_effect, failed, selection, paired, fail_on, gate, hang).json()
 
 
 # A step holds its word in `verdict` and no level: its verdict's columns read it as a vocabulary.Verdict.
