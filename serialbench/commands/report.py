@@ -16,12 +16,11 @@ from serialbench.results.files import load
 from serialbench.results.selection import filter_results, select_results
 from serialbench.results.session_files import explained_in
 from serialbench.verdicts.file_changes import changes_between, is_one_session, session_min_effect
+from serialbench.views import timing
 from serialbench.views.changes import change_notes, change_tables
 from serialbench.views.costs import cost_tables
 from serialbench.views.report_json import one_file_json, two_files_json
 from serialbench.views.roundtrip_table import roundtrip_tables
-from serialbench.views.table import render_text
-from serialbench.views.timing import header_lines, markdown_document, memory_tables, single_file_notes, timing_tables
 
 DESCRIPTION = "Tables (and a plot) of one result file, or the change from BASE to NEW."
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
@@ -49,10 +48,10 @@ def run(args, out: Output) -> int:
     changes = []
     if len(loaded) == 1:
         selected = select_results(loaded[0], args.patterns, args.tier, args.input)
-        head = header_lines(loaded[0])
-        tables = (timing_tables(loaded[0], selected) + roundtrip_tables(selected) + cost_tables(selected)
-                  + memory_tables(selected))
-        notes = single_file_notes(loaded[0], selected)
+        head = timing.header_lines(loaded[0])
+        tables = (timing.timing_tables(loaded[0], selected) + roundtrip_tables(selected) + cost_tables(selected)
+                  + timing.memory_tables(selected))
+        notes = timing.single_file_notes(loaded[0], selected)
         as_json = lambda: one_file_json(loaded[0], selected, notes)  # noqa: E731
     else:
         base, new = loaded
@@ -61,7 +60,7 @@ def run(args, out: Output) -> int:
         selected = select_results(new, args.patterns, args.tier, args.input)
         found = changes_between(base, new, min_effect, names={r.name for r in selected})
         changes = found.changes
-        head = header_lines(base, "BASE ") + header_lines(new, "NEW  ")
+        head = timing.header_lines(base, "BASE ") + timing.header_lines(new, "NEW  ")
         # compare --explain's blocks, from NEW's file: only beside the BASE they were explained against
         explained = explained_in(new) if is_one_session(base, new) else {}
         tables = change_tables(found, min_effect, explained)
@@ -72,15 +71,8 @@ def run(args, out: Output) -> int:
         raise UsageError("nothing to report: the selection is empty" if len(loaded) == 1 else
                          f"{args.files[0]} and {args.files[1]} have no benchmark in common")
 
-    out.print("\n".join(head))
-    legends_shown = set()
-    for table in tables:
-        out.print()
-        out.print(render_text(table, legend=table.legend not in legends_shown), end="")
-        legends_shown.add(table.legend)
-    for note in notes:
-        out.print(note)
-    out.write("markdown", lambda: markdown_document(head, tables, notes))
+    out.print(timing.text_document(head, tables, notes))
+    out.write("markdown", lambda: timing.markdown_document(head, tables, notes))
     out.write("json", as_json)
     if args.plot:
         if not any(r.median is not None for r in selected):

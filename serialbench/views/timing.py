@@ -27,7 +27,7 @@ from serialbench.results.files import Result, ResultFile
 from serialbench.verdicts.rankings import marks, table_rankings
 from serialbench.verdicts.timings import Timing, floor_multiple, timing
 from serialbench.views.grid import grid, groups
-from serialbench.views.table import Cell, Figure, Table, figure, render_markdown
+from serialbench.views.table import Cell, Figure, Table, figure, render_markdown, text
 
 FIGURES = ("median", "floor_multiple")  # a cell's numbers, by name: report --json gives each with its interval
 NO_COPY = "no copy"  # the multiple's place in the cell of an op that copies no tensor (Case.no_copy)
@@ -186,7 +186,18 @@ def header_lines(results: ResultFile, role: str = "") -> list[str]:
     return lines
 
 
+def text_document(head: list[str], tables: list[Table], notes: list[str]) -> str:
+    """report's answer as the terminal shows it: the files' lines, each table a blank line apart (without a
+    legend an earlier table gave), the notes right under the last table."""
+    lines, legends_shown = list(head), set()
+    for table in tables:
+        lines += ["", *text(table, legend=table.legend not in legends_shown)]
+        legends_shown.add(table.legend)
+    return "\n".join([*lines, *notes])
+
+
 def markdown_document(head: list[str], tables: list[Table], notes: list[str]) -> str:
+    """report's --markdown file: a heading, the files' lines as code, the tables, the notes as a list."""
     parts = ["## serialbench report", "", "\n".join(f"    {line}" for line in head), ""]
     for table in tables:
         parts.append(render_markdown(table))
