@@ -309,7 +309,7 @@ class Document:
     def markdown(self) -> str:
         """The --markdown file: the tables, the legend and each note a paragraph, a blank line apart."""
         blocks = [markdown(shown) for shown in self.tables] + [[self.legend]] * bool(self.legend)
-        blocks += [_note_markdown(note) for note in self.notes if note]
+        blocks += [_note_markdown(note) for note in self.notes if note != ""]  # '': a blank line of the text
         return "\n".join(line for index, block in enumerate(blocks) for line in [""] * bool(index) + block) + "\n"
 
     def json(self) -> str:
