@@ -50,3 +50,16 @@ def test_a_document_lays_out_its_head_tables_legend_and_notes_once_for_text_mark
         "| name | time |", "|---|---:|", "| b | 2 us |", "", "under the tables", "", "a line", "", "- one", "- two"]
     assert json.loads(document.json()) == {"kind": "x", "rows": [{"name": "b", "time": "2 us"}]}
     assert Document([first], terminal=[]).text() == "" and Document([]).markdown() == "\n"
+
+
+def test_a_documents_notes_may_be_wrapped_prose_a_break_of_the_text_or_named_lines():
+    """A sweep's notes: its steps by benchmark (the name in backticks in Markdown), a blank line of the
+    text between two groups, and its legend wrapped in the text and whole in Markdown."""
+    from serialbench.views.table import WIDTH, Document, Wrapped
+
+    prose = " ".join(["word"] * 30)
+    document = Document([], notes=[[("a/b/c/1K", "faster at 2.0")], "", "summary", Wrapped(prose)])
+    assert document.text().splitlines() == ["", "a/b/c/1K: faster at 2.0", "", "summary",
+                                            " ".join(["word"] * 20), " ".join(["word"] * 10)]
+    assert max(map(len, document.text().splitlines())) <= WIDTH
+    assert document.markdown().splitlines() == ["- `a/b/c/1K`: faster at 2.0", "", "summary", "", prose]

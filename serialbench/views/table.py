@@ -271,6 +271,7 @@ class Wrapped(str):
 
 
 WIDTH = 100  # the text's paragraphs (a legend, a Wrapped note) are wrapped at this width
+Note = str | list[str | tuple[str, str]]  # a Document's note: a line (a Wrapped paragraph), or a list of lines
 
 
 @dataclass
@@ -293,7 +294,7 @@ class Document:
     head: list[str] = field(default_factory=list)
     terminal: list[Table] | None = None
     legend: str = ""
-    notes: list[str | list[str | tuple[str, str]]] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     keys: dict[str, Any] = field(default_factory=dict)
 
     def text(self) -> str:
@@ -318,13 +319,13 @@ class Document:
                            for key, value in self.keys.items()}, indent=1) + "\n"
 
 
-def _note_text(note: str | list[str | tuple[str, str]]) -> list[str]:
+def _note_text(note: Note) -> list[str]:
     if isinstance(note, str):
         return textwrap.wrap(note, WIDTH) if isinstance(note, Wrapped) else [note]
     return [": ".join(line) if isinstance(line, tuple) else line for line in note]
 
 
-def _note_markdown(note: str | list[str | tuple[str, str]]) -> list[str]:
+def _note_markdown(note: Note) -> list[str]:
     if isinstance(note, str):
         return [note]
     return [f"- `{line[0]}`: {line[1]}" if isinstance(line, tuple) else f"- {line}" for line in note]
