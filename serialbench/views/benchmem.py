@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from serialbench.catalog.inputs import tier_order
-from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import format_bytes, format_time
 from serialbench.results.files import Result
 from serialbench.views.grid import groups
+from serialbench.views.grid import rows as grid_rows
 from serialbench.views.table import COUNT_DIGITS, Document, Table, column, number
 
 LEGEND = ("B/op, allocs/op: bytes and allocation calls per op, Python's and native allocators (memray), "
@@ -42,13 +42,8 @@ def benchmem_document(selected: Sequence[Result], memory_file: str = "") -> Docu
     rows first; none when none has), the legend under them; its JSON, every such result in file order."""
     tables = []
     for kind, direction, group in groups([r for r in selected if r.memory is not None]):
-        rows: list = []
         tiers = tier_order(r.tier for r in group)
-        by_row: dict[str, list[Result]] = {}
-        for result in sorted(group, key=lambda r: r.format != FLOOR[0]):  # baseline first, else file order
-            by_row.setdefault(result.row, []).append(result)
-        for results in by_row.values():
-            rows.extend(sorted(results, key=lambda r: tiers.index(r.tier)))
+        rows = [by_tier[tier] for by_tier in grid_rows(group).values() for tier in tiers if tier in by_tier]
         tables.append(Table.of(COLUMNS, rows, group=lambda r: r.format, title=f"{kind}, {direction}: per op"))
     return Document(tables, legend=LEGEND, keys={
         "memory_file": memory_file, "benchmarks": Table.of(COLUMNS, [r for r in selected if r.memory is not None])})
