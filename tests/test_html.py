@@ -379,11 +379,38 @@ def test_a_bisection_of_several_steps_lists_each_with_its_share_and_what_was_lef
     (tmp_path / "site").mkdir()
     (page,) = site.build_site([str(folder)], tmp_path / "site", lambda line: None)
     open_page(chromium, tmp_path / "site" / page.file)
-    assert chromium.find_element("id", "answer").text == "x/y/int32x3/10K: 2 steps from 3.9.15 to 3.10.9"
+    assert chromium.find_element("id", "answer").text == (
+        "x/y/int32x3/10K: 2 steps from 3.9.15 to 3.10.9, whose whole change is slower, +12.0% [+11.0%, +13.1%]; "
+        "1 sessions")
     assert [li.text for li in chromium.find_elements("css selector", "#steps li")] == [
-        "changed at 3.10.0 (after 3.9.15): slower, +2.8% [+2.4%, +3.4%], 24% of the whole change",
-        "changed at 3.10.2 (after 3.10.1): slower, +9.1% [+8.0%, +10.2%], 77% of the whole change"]
-    assert "unsearched: 3.10.4 -> 3.10.9: --max-sessions 4 ran out" in chromium.find_element("id", "main").text
+        "3.9.15 -> 3.10.0: slower, +2.8% [+2.4%, +3.4%], 24% of the whole change",
+        "3.10.1 -> 3.10.2: slower, +9.1% [+8.0%, +10.2%], 77% of the whole change",
+        "the steps found: 101% of the whole change"]
+    assert ("unsearched: 3.10.4 -> 3.10.9 (at the threshold, +2.0% [+1.7%, +2.3%]): --max-sessions 4 ran out"
+            in chromium.find_element("id", "main").text)
+
+
+def test_a_bisections_page_gives_the_terminals_answer():
+    """The page's lines are bisect's (views/bisect_steps.answer_lines) on the file read back; the file keeps no
+    wall time, so the page says how many sessions."""
+    from serialbench.results.sources import Source
+    from serialbench.verdicts.bisection import Bracket, Result
+    from serialbench.verdicts.steps import Step
+    from serialbench.views.bisect_steps import answer_lines
+    from serialbench.views.site.pages import bisect_page
+    from serialbench.views.verdict_json import bisect_json
+
+    whole = Step("3.9.15", "3.10.9", 0.12, 0.11, 0.131, vocabulary.SLOWER, 8)
+    found = [Step("3.9.15", "3.10.0", 0.028, 0.024, 0.034, vocabulary.SLOWER, 8),
+             Step("3.10.1", "3.10.2", 0.091, 0.08, 0.102, vocabulary.SLOWER, 8)]
+    for steps in ([], found[:1], found):
+        result = Result(steps, whole, ["no step of 3.10.4 -> 3.10.5 changed"],
+                        [(Bracket("3.10.4", "3.10.9", whole), "--max-sessions 4 ran out")])
+        sessions = [{"sides": ["3.9.15", "3.10.9"], "rounds": 8, "minutes": 0.1, "steps": [whole]}]
+        data = json.loads(bisect_json("x/y/int32x3/10K", "3.9.15", "3.10.9", result, sessions))
+        page = bisect_page(Source("bisect", ["bisect.json"], data=data))
+        shown = [page["answer"], *(f"  {s['line']}" for s in page["steps"] if s["line"]), *page["uncertain_lines"]]
+        assert shown == answer_lines("x/y/int32x3/10K", result, "3.9.15", "3.10.9", "changed", "1 sessions")
 
 
 @pytest.fixture(scope="module")
@@ -466,10 +493,11 @@ def test_a_bisection_of_commits_orders_its_versions_as_the_range_not_as_releases
     from serialbench.views.site.pages import bisect_page
     from tests.hand_built import NO_GCC
 
-    data = bisect_page(commits_site[1]["bisect"].source)
+    source = commits_site[1]["bisect"].source
+    data = bisect_page(source)
     # By version, 12345678 (a valid version, the hex labels are not) would come first.
     assert data["versions"] == ["e1a2b3c4", "12345678", "f00dcafe", "badc0ffe"]
-    assert [c["label"] for c in data["commits"]] == data["order"]
+    assert [c["label"] for c in data["commits"]] == source.data["order"]
     assert [(c["label"], c["skipped"]) for c in data["commits"] if c["skipped"]] == [("5eb57e14", NO_GCC)]
     assert [c["label"] for c in data["commits"] if c["timed"]] == data["versions"]
 

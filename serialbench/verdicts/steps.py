@@ -271,12 +271,12 @@ def sweep_from_json(text: str, path: str) -> Sweep:
         for bench in data["benchmarks"]:
             ran = [(side, median) for side, median in zip(sides, bench["medians"]) if median is not None]
             rows.append(SweepRow(bench["name"], tuple(s for s, _ in ran), tuple(m for _, m in ran),
-                                 tuple(_read_step(s) for s in bench["steps"]),
-                                 tuple(_read_step(s) for s in bench["from_anchor"])))
+                                 tuple(read_step(s) for s in bench["steps"]),
+                                 tuple(read_step(s) for s in bench["from_anchor"])))
         shard = tuple(int(part) for part in data["shard"].split("/")) if data.get("shard") else None
         return Sweep(sides, rows, data["min_effect"], data.get("machines", {}), data.get("releases") or sides,
                      data.get("own") or sides, shard, data.get("left_out", {}),
-                     selections=[replace(_read_step(s), benchmarks=s.get("benchmarks", 0),
+                     selections=[replace(read_step(s), benchmarks=s.get("benchmarks", 0),
                                          names=tuple(s.get("names", ()))) for s in data.get("selection", [])],
                      files=[str(name) for name in data.get("files", [])], commits=dict(data.get("commits") or {}),
                      history=str(data.get("history") or ""), against_anchor=data.get("steps_judged") == ANCHORED,
@@ -289,7 +289,8 @@ def sweep_from_json(text: str, path: str) -> Sweep:
                          "that 'sweep --json FILE' wrote") from None
 
 
-def _read_step(data: dict) -> Step:
+def read_step(data: dict) -> Step:
+    """A step of a sweep's or bisection's JSON (views/verdict_json._step) back: a null bound is no bound."""
     low = data["low"] if data["low"] is not None else -1.0
     high = data["high"] if data["high"] is not None else math.inf
     change = data["change"] if data["change"] is not None else math.nan

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from itertools import zip_longest
 
 from packaging.version import InvalidVersion, Version
 
@@ -29,6 +30,7 @@ from serialbench.core.formatting import (
 from serialbench.results.files import Result, ResultFile
 from serialbench.results.session_files import explained_in, runs_of
 from serialbench.results.sources import Source, side_label
+from serialbench.verdicts.bisection import bisect_from_json
 from serialbench.verdicts.file_changes import compare_files
 from serialbench.verdicts.harness import WAYS
 from serialbench.verdicts.paired import round_estimates
@@ -36,6 +38,7 @@ from serialbench.verdicts.rankings import fastest_of_each_format
 from serialbench.verdicts.steps import sweep_from_json
 from serialbench.verdicts.timings import run_medians, timing
 from serialbench.views import grid, harness_table, sweep_table
+from serialbench.views.bisect_steps import answer_lines
 from serialbench.views.costs import cost_tables
 from serialbench.views.explain_table import hanging
 from serialbench.views.progress import precision_words
@@ -241,12 +244,11 @@ SELECTION = [column("step", "step", lambda s: f"{s['from']} -> {s['to']}", left=
 
 
 def with_text(step: dict) -> dict:
-    """A step of a sweep's or bisection's JSON, with its change as the terminal prints it."""
+    """A step of a sweep's or bisection's session's JSON, with its change as the terminal prints it."""
     change, low, high = step.get("change"), step.get("low"), step.get("high")
     if change is None:
         return {**step, "change_text": "-", "text": "-"}
-    share = f", {step['share'] * 100:.0f}% of the whole change" if isinstance(step.get("share"), int | float) else ""
-    return {**step, "change_text": format_change(change), "share_text": share,
+    return {**step, "change_text": format_change(change),
             "text": format_interval(change, -1.0 if low is None else low, math.inf if high is None else high)}
 
 
@@ -280,31 +282,27 @@ def library_of(files: Sequence[ResultFile]) -> str:
 # -- a bisection, a check-harness panel ----------------------------------------------------------------
 
 def bisect_page(source: Source) -> dict:
+    """The terminal's answer (views/bisect_steps.answer_lines, from the file read back as the search's Result),
+    and the sessions as a ladder down to it."""
     data = source.data
+    result = bisect_from_json(json.dumps(data), source.paths[0])
     versions = {v for session in data["sessions"] for v in session["sides"]} | {data.get("good"), data.get("bad")}
     versions = {str(v) for v in versions if v is not None}
     # Commits go in the range's order (`order`, oldest first); releases, which have none, by version.
     order = {str(label): index for index, label in enumerate(data.get("order") or [])}
-    steps = data.get("steps") or ([{"from": data["previous"], "to": data["changed_at"], "verdict": data["verdict"],
-                                    "change": data.get("change"), "low": data.get("low"), "high": data.get("high")}]
-                                  if data.get("changed_at") else [])  # a file of before bisect found several
-    steps = [{**found, "found": f"changed at {found['to']} (after {found['from']}): "
-              f"{found['verdict']}, {found['text']}{found.get('share_text', '')}"} for found in map(with_text, steps)]
     bench, good, bad = data.get("benchmark"), data.get("good"), data.get("bad")
-    page = {"kind": "bisect", "path": source.paths[0], **data, "steps": steps,
+    # The file keeps neither the direction searched nor the wall time (the terminal's 'in N min'): the sessions.
+    answer, *rest = answer_lines(bench, result, good, bad, "changed", f"{len(data['sessions'])} sessions")
+    listed = [line.strip() for line in rest if line.startswith("  ")]  # of several steps: a line each, their sum
+    page = {"kind": "bisect", "answer": answer,
+            "steps": [{"to": step and step.after, "line": line} for step, line in zip_longest(result.steps, listed)],
+            "uncertain_lines": [line for line in rest if not line.startswith("  ")],  # unsearched, uncertain
             "index": {"libraries": f"{good} to {bad}: {bench}", "count": len(data["sessions"])},
-            "answer": f"{bench}: {steps[0]['found']}" if len(steps) == 1 else
-                      f"{bench}: {len(steps)} steps from {good} to {bad}" if steps else
-                      f"{bench}: no step found from {good} to {bad}",
-            "uncertain_lines": [f"unsearched: {u['from']} -> {u['to']}: {u['why']}"
-                                for u in data.get("unsearched") or []]
-            + ([f"uncertain: {data['uncertain']}"] if data.get("uncertain") else []),
             "ladder_legend": f"A row per session: the {'commit' if data.get('commits') else 'release'}s it timed (●) "
                              "inside its bracket; a cell is coloured by the verdict of the step into it.",
-            "sessions": [{**session, "steps": [with_text(step) for step in session["steps"]]}
-                         for session in data["sessions"]],
             "versions": sorted(versions, key=lambda v: (order.get(v, len(order)), _version_key(v)))}
-    page["ladder"] = table_data(ladder(page["versions"], page["sessions"]))
+    sessions = [{**session, "steps": [with_text(step) for step in session["steps"]]} for session in data["sessions"]]
+    page["ladder"] = table_data(ladder(page["versions"], sessions))
     if data.get("commits"):
         skipped = data.get("skipped") or {}
         page.update(commits_data(data["commits"], [*order, *data["commits"], *skipped], versions, skipped))
