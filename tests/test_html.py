@@ -413,6 +413,27 @@ def test_a_bisections_page_gives_the_terminals_answer():
         assert shown == answer_lines("x/y/int32x3/10K", result, "3.9.15", "3.10.9", "changed", "1 sessions")
 
 
+def test_a_sweeps_line_on_the_page_is_the_plots():
+    """The chart's points and bars are SweepRow.line's, as sweep --plot draws them: a change with one end of
+    its interval and not the other gets no bar (not half of one)."""
+    from serialbench.results.sources import Source
+    from serialbench.verdicts.steps import Step, Sweep, SweepRow, sweep_from_json
+    from serialbench.views.site.pages import sweep_page
+    from serialbench.views.verdict_json import sweep_json
+
+    steps = (Step("1.0", "2.0", 0.5, 0.4, 0.6, vocabulary.SLOWER, 8),
+             Step("1.0", "3.0", -0.5, -0.6, float("inf"), vocabulary.TOO_NOISY, 2))
+    text = sweep_json(Sweep(["1.0", "2.0", "3.0"], [SweepRow("a/b/float32/1K", ("1.0", "2.0", "3.0"),
+                                                            (2e-6, 3e-6, 1e-6), steps[:1], steps)], 0.02))
+    (line,) = [bench["line"] for bench in sweep_page(Source("sweep", ["s.json"], data=json.loads(text)))["benchmarks"]]
+    (row,) = sweep_from_json(text, "s.json").rows
+    assert line["y"] == [pytest.approx(p.time) for p in row.line()]
+    assert line["plus"] == [pytest.approx(p.high - p.time) for p in row.line()] == [0, pytest.approx(2e-7), 0]
+    assert line["minus"] == [pytest.approx(p.time - p.low) for p in row.line()] == [0, pytest.approx(2e-7), 0]
+    assert line["text"] == ["1.0: 2.00 us (the anchor)", "2.0: +50.0% [+40.0%, +60.0%] against 1.0",
+                            "3.0: -50.0% [-60.0%, +inf] against 1.0"]
+
+
 @pytest.fixture(scope="module")
 def sweep_site(swept, toy, tmp_path_factory):
     done, data = swept

@@ -54,6 +54,17 @@ def change_text(step: Step) -> str:
 
 
 @dataclass(frozen=True)
+class Point:
+    """A side on a benchmark's line (SweepRow.line): its time per op, and the ends of its change's interval."""
+
+    side: str
+    time: float  # seconds per op
+    low: float
+    high: float
+    step: Step | None  # the change against the first side (None: the first side itself)
+
+
+@dataclass(frozen=True)
 class SweepRow:
     """One benchmark across the sides that ran it, in order."""
 
@@ -71,6 +82,20 @@ class SweepRow:
 
     def against_anchor(self, side: str) -> Step | None:
         return next((step for step in self.from_anchor if step.after == side), None)
+
+    def line(self) -> list[Point]:
+        """The row as a line against side: the first side's median (the anchor's, or that of the first side
+        that ran it), then each later side at that median times 1 + its change against the first side, its ends
+        the 95% interval of that change. A change whose rounds give no interval has no ends (both at the point),
+        as change_text prints none: one bound drawn and not the other would draw half an interval."""
+        first = self.medians[0]
+        points = [Point(self.sides[0], first, first, first, None)]
+        for step in self.from_anchor:
+            time = first * (1 + step.change)
+            bounded = step.low > -1 and math.isfinite(step.high)
+            points.append(Point(step.after, time, first * (1 + step.low) if bounded else time,
+                                first * (1 + step.high) if bounded else time, step))
+        return points
 
 
 @dataclass

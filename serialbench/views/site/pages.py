@@ -35,7 +35,7 @@ from serialbench.verdicts.file_changes import compare_files
 from serialbench.verdicts.harness import WAYS
 from serialbench.verdicts.paired import round_estimates
 from serialbench.verdicts.rankings import fastest_of_each_format
-from serialbench.verdicts.steps import sweep_from_json
+from serialbench.verdicts.steps import SweepRow, change_text, sweep_from_json
 from serialbench.verdicts.timings import run_medians, timing
 from serialbench.views import grid, harness_table, sweep_table
 from serialbench.views.bisect_steps import answer_lines
@@ -183,8 +183,8 @@ def sweep_page(source: Source) -> dict:
     sides, anchor, machines = data["sides"], data.get("anchor", sweep.anchor), sweep.machines or {}
     noun = "commit" if data.get("commits") else sweep.noun  # a release, or an interpreter
     benchmarks = [{**bench, "steps": [with_text(s) for s in bench["steps"]],
-                   "from_anchor": [with_text(s) for s in bench["from_anchor"]], "line": sweep_line(sides, bench)}
-                  for bench in data["benchmarks"]]
+                   "from_anchor": [with_text(s) for s in bench["from_anchor"]], "line": sweep_line(sweep.anchor, row)}
+                  for bench, row in zip(data["benchmarks"], sweep.rows)]
     page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": anchor, "noun": noun,
             "against_anchor": sweep.against_anchor, "min_effect": data["min_effect"], "benchmarks": benchmarks,
             "grid": table_data(sweep_table.sweep_grid(sweep)),
@@ -218,22 +218,16 @@ def sweep_page(source: Source) -> dict:
     return page
 
 
-def sweep_line(sides: list[str], bench: dict) -> dict:
-    """A benchmark's line on its chart: the anchor's median (or the first side's that ran it) times 1 + each
-    side's change against it, each with its 95% interval as bars above and below, and what its hover says."""
-    first = next(k for k, m in enumerate(bench["medians"]) if m is not None)
-    base = bench["medians"][first]
-    line = {"x": [sides[first]], "y": [base], "plus": [0], "minus": [0],
-            "text": [f"{sides[first]}: {format_time(base)} "
-                     f"({'the anchor' if first == 0 else 'the first side that ran it'})"]}
-    for step in map(with_text, bench["from_anchor"]):
-        y = base * (1 + (step["change"] or 0))
-        line["x"].append(step["to"])
-        line["y"].append(y)
-        line["plus"].append(0 if step["high"] is None else base * (1 + step["high"]) - y)
-        line["minus"].append(0 if step["low"] is None else y - base * (1 + step["low"]))
-        line["text"].append(f"{step['to']}: {step['text']} against {step['from']}")
-    return line
+def sweep_line(anchor: str, row: SweepRow) -> dict:
+    """A benchmark's line on its chart, as sweep --plot draws it (SweepRow.line): its points, their 95% intervals
+    as bars above and below, and what its hover says."""
+    points = row.line()
+    start = "the anchor" if row.sides[0] == anchor else "the first side that ran it"
+    return {"x": [point.side for point in points], "y": [number(point.time) for point in points],
+            "plus": [number(point.high - point.time) for point in points],
+            "minus": [number(point.time - point.low) for point in points],
+            "text": [f"{row.sides[0]}: {format_time(row.medians[0])} ({start})",
+                     *(f"{point.side}: {change_text(point.step)} against {point.step.before}" for point in points[1:])]}
 
 
 SELECTION = [column("step", "step", lambda s: f"{s['from']} -> {s['to']}", left=True),
