@@ -27,7 +27,7 @@ from serialbench.core.formatting import (
     format_machine,
     format_time,
 )
-from serialbench.results.files import Result, ResultFile
+from serialbench.results.files import Result, ResultFile, differing_versions
 from serialbench.results.session_files import explained_in, runs_of
 from serialbench.results.sources import Source, side_label
 from serialbench.verdicts.bisection import bisect_from_json
@@ -62,14 +62,6 @@ def date_of(loaded: ResultFile) -> str:
 def commits_of(files: Sequence[ResultFile]) -> str:
     """The commits the files were timed at, each once, short."""
     return ", ".join(dict.fromkeys(c[:10] for loaded in files for c in loaded.commits))
-
-
-def differing_versions(files: Sequence[ResultFile]) -> list[str]:
-    """Each file's libraries whose version differs between the files that have them (one that some files
-    lack says nothing): 'name version, ...'."""
-    versions = [loaded.library_versions() for loaded in files]
-    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
-    return [", ".join(f"{name} {mine[name]}" for name in varying if name in mine) for mine in versions]
 
 
 # -- a run ---------------------------------------------------------------------------------------------
@@ -159,8 +151,7 @@ def rounds_data(base: Result, head: Result, legend: str) -> dict:
 
 SIDE_FACTS = {
     "installed for this side": lambda f, o: str(f.metadata.get("serialbench_side_specs", "")) or "-",
-    "libraries that differ": lambda f, o: ", ".join(f"{n} {v}" for n, v in f.library_versions().items()
-                                                    if o.library_versions().get(n) != v) or "none",
+    "libraries that differ": lambda f, o: differing_versions([f, o])[0] or "none",
     "Python": lambda f, o: str(f.metadata.get("python_version", f.metadata.get("serialbench_python", "?"))),
     "CPU": lambda f, o: f.machine, "date": lambda f, o: date_of(f) or "-",
     "commit": lambda f, o: commits_of([f]) or "-", "file": lambda f, o: f.path}
