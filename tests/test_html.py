@@ -517,10 +517,22 @@ def test_a_bisection_of_commits_orders_its_versions_as_the_range_not_as_releases
     source = commits_site[1]["bisect"].source
     data = bisect_page(source)
     # By version, 12345678 (a valid version, the hex labels are not) would come first.
-    assert data["versions"] == ["e1a2b3c4", "12345678", "f00dcafe", "badc0ffe"]
+    assert data["ladder"]["columns"][:-2] == ["e1a2b3c4", "12345678", "f00dcafe", "badc0ffe"]
     assert [c["label"] for c in data["commits"]] == source.data["order"]
     assert [(c["label"], c["skipped"]) for c in data["commits"] if c["skipped"]] == [("5eb57e14", NO_GCC)]
-    assert [c["label"] for c in data["commits"] if c["timed"]] == data["versions"]
+    assert [c["label"] for c in data["commits"] if c["timed"]] == data["ladder"]["columns"][:-2]
+
+
+def test_a_pages_data_holds_only_what_its_script_reads(built, commits_site, history_site):
+    """Every key of a page's data is read by site.js (DATA.key), but its kind, which the page's body gives."""
+    from serialbench.views.site import BUILDERS
+
+    read = set(re.findall(r"DATA\.(\w+)", (PROJECT_ROOT / "serialbench/views/site/assets/site.js").read_text()))
+    pages = [*built[1], *commits_site[1].values(), *history_site[1]]
+    assert {"run", "compare", "sweep", "bisect", "check-harness", "history"} <= {page.kind for page in pages}
+    for page in pages:
+        data = BUILDERS[page.kind](page.source)
+        assert set(data) - read - {"kind", "index"} == set(), page.kind
 
 
 def test_a_bisection_whose_commits_are_not_objects_is_left_out_in_one_line(tmp_path):
@@ -544,7 +556,7 @@ def test_a_sweep_or_bisection_of_releases_gets_the_page_data_it_had():
     bisect["sessions"].append({"sides": ["2.9.0", "2.40.0"], "rounds": 1, "minutes": 0, "steps": []})
     page = bisect_page(Source("bisect", ["bisect.json"], data=bisect))
     assert not {"commits", "history"} & (sweep.keys() | page.keys())
-    assert page["versions"] == ["2.9.0", "2.40.0", "2.44.0", "2.45.0", "2.46.0", "2.47.0", "2.50.0"]
+    assert page["ladder"]["columns"][:-2] == ["2.9.0", "2.40.0", "2.44.0", "2.45.0", "2.46.0", "2.47.0", "2.50.0"]
 
 
 @pytest.mark.slow

@@ -78,7 +78,7 @@ def run_page(source: Source) -> dict:
     trips = roundtrip_tables(results.results)  # tested across every kind, as report's tables are
     roundtrip = {kind: [table_data(t) for t in trips if t.title.startswith(f"{kind}, ")]
                  for kind in dict.fromkeys(r.input for r in results.results)}
-    return {"kind": "run", "path": results.path, "head": header_lines(results) + source.notes,
+    return {"kind": "run", "head": header_lines(results) + source.notes,
             "hint": "Hover a point: median, the workers' spread, payload, B/op and allocs/op (with a memory file), "
                     "and the median's interval. Click it to keep it here.",
             "tiers": {tier: tier_size(tier) for tier in tier_order(r.tier for r in results.results)},
@@ -100,12 +100,9 @@ def benchmark_data(results: ResultFile, result: Result, cell: Cell) -> dict:
     """A benchmark's point on the chart: its cell's figures (the table's numbers) and what its tooltip says."""
     workers = run_medians(result.benchmark)
     multiple = cell.figures.get("floor_multiple")
-    data = {"name": result.name, "row": result.row, "format": result.format, "impl": result.impl,
-            "input": result.input, "tier": result.tier, "direction": result.direction,
-            "median": cell.figures["median"].json()["value"], "workers": [number(w) for w in workers],
-            "payload_bytes": result.payload_bytes, "input_bytes": result.input_bytes,
-            "floor_multiple": multiple.json()["value"] if multiple else None, "copies": result.copies,
-            "mark": cell.mark}
+    data = {"name": result.name, "row": result.row, "input": result.input, "tier": result.tier,
+            "direction": result.direction, "median": cell.figures["median"].json()["value"],
+            "floor_multiple": multiple.json()["value"] if multiple else None, "mark": cell.mark}
     floor = ", no copy" if not result.copies else f", {multiple.text} the floor" if multiple else ""
     data["hover"] = [result.name, f"median {format_time(result.median)}{floor}",
                      f"workers' medians {format_time(min(workers))} to {format_time(max(workers))} "
@@ -134,7 +131,7 @@ def compare_page(source: Source) -> dict:
     b, h = base.library_versions(), head.library_versions()
     changed = [f"{n} {b.get(n, '-')} -> {h.get(n, '-')}" for n in sorted(b.keys() | h.keys()) if b.get(n) != h.get(n)]
     sides = f"{base.metadata.get('serialbench_side', 'BASE')} -> {head.metadata.get('serialbench_side', 'HEAD')}"
-    return {"kind": "compare", "paired": paired, "min_effect": min_effect, "legend": legend(paired, min_effect),
+    return {"kind": "compare", "min_effect": min_effect, "legend": legend(paired, min_effect),
             "forest_legend": "Each row's change and its interval, against the minimum effect either side (dashed), "
                              "coloured by verdict.",
             "sides": table_data(sides_table(base, head)), "rounds": rounds,
@@ -176,8 +173,8 @@ def sweep_page(source: Source) -> dict:
     benchmarks = [{**bench, "steps": [with_text(s) for s in bench["steps"]],
                    "from_anchor": [with_text(s) for s in bench["from_anchor"]], "line": sweep_line(sweep.anchor, row)}
                   for bench, row in zip(data["benchmarks"], sweep.rows)]
-    page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": anchor, "noun": noun,
-            "against_anchor": sweep.against_anchor, "min_effect": data["min_effect"], "benchmarks": benchmarks,
+    page = {"kind": "sweep", "sides": sides, "noun": noun, "against_anchor": sweep.against_anchor,
+            "min_effect": data["min_effect"], "benchmarks": benchmarks,
             "grid": table_data(sweep_table.sweep_grid(sweep)),
             "legend": sweep_table.legend(sweep)[:1],  # the terminal's cells, and its words for them and their marks
             "chart_legend": "Per benchmark: a point is the anchor's median times (1 + the change against the anchor), "
@@ -188,10 +185,8 @@ def sweep_page(source: Source) -> dict:
             "selection": table_data(Table.of(SELECTION, [with_text(s) for s in data.get("selection", [])])),
             "summary": f"{len(sides)} {noun}s, {len(benchmarks)} benchmarks, "
                        f"anchor {anchor}, minimum effect {data['min_effect'] * 100:g}%",
-            "left_out": data.get("left_out", {}),
             "machines": [f"{side}: {sweep_table.machine_text(m)}" for side, m in machines.items()],
             "library": library_of(source.files), "rounds": sweep_rounds(source.files, sides, data["benchmarks"]),
-            "files": [loaded.path for loaded in source.files],
             "date": date_of(source.files[0]) if source.files else ""}
     first = next(iter(machines.values()), None)  # where the first side was timed
     page["index"] = {"date": page["date"], "count": len(benchmarks),
@@ -201,9 +196,9 @@ def sweep_page(source: Source) -> dict:
     # A sweep of commits: in the order of its file's `commits` (the range's), the skipped ones among them.
     # A sweep of releases has neither key, and its page the data it always had.
     if data.get("commits"):
-        page.update(commits_data(data["commits"], data["commits"], sides, data.get("left_out") or {}))
+        page.update(commits_data(data["commits"], data["commits"], sides, sweep.left_out or {}))
     named = {c["label"]: c["named"] for c in page.get("commits", [])}
-    page["left_out_lines"] = [f"{named.get(side, side)}: {why}" for side, why in page["left_out"].items()]
+    page["left_out_lines"] = [f"{named.get(side, side)}: {why}" for side, why in (sweep.left_out or {}).items()]
     if sweep.history:
         page["history"] = sweep.history
     return page
@@ -272,9 +267,10 @@ def bisect_page(source: Source) -> dict:
     data = source.data
     result = bisect_from_json(json.dumps(data), source.paths[0])
     versions = {v for session in data["sessions"] for v in session["sides"]} | {data.get("good"), data.get("bad")}
-    versions = {str(v) for v in versions if v is not None}
     # Commits go in the range's order (`order`, oldest first); releases, which have none, by version.
     order = {str(label): index for index, label in enumerate(data.get("order") or [])}
+    versions = sorted({str(v) for v in versions if v is not None},
+                      key=lambda v: (order.get(v, len(order)), _version_key(v)))
     bench, good, bad = data.get("benchmark"), data.get("good"), data.get("bad")
     # The file keeps neither the direction searched nor the wall time (the terminal's 'in N min'): the sessions.
     answer, *rest = answer_lines(bench, result, good, bad, "changed", f"{len(data['sessions'])} sessions")
@@ -284,10 +280,9 @@ def bisect_page(source: Source) -> dict:
             "uncertain_lines": [line for line in rest if not line.startswith("  ")],  # unsearched, uncertain
             "index": {"libraries": f"{good} to {bad}: {bench}", "count": len(data["sessions"])},
             "ladder_legend": f"A row per session: the {'commit' if data.get('commits') else 'release'}s it timed (●) "
-                             "inside its bracket; a cell is coloured by the verdict of the step into it.",
-            "versions": sorted(versions, key=lambda v: (order.get(v, len(order)), _version_key(v)))}
+                             "inside its bracket; a cell is coloured by the verdict of the step into it."}
     sessions = [{**session, "steps": [with_text(step) for step in session["steps"]]} for session in data["sessions"]]
-    page["ladder"] = table_data(ladder(page["versions"], sessions))
+    page["ladder"] = table_data(ladder(versions, sessions))
     if data.get("commits"):
         skipped = data.get("skipped") or {}
         page.update(commits_data(data["commits"], [*order, *data["commits"], *skipped], versions, skipped))
@@ -358,7 +353,7 @@ def check_harness_page(source: Source) -> dict:
     for row in rows:
         row.verdict = str(benchmarks[row.name]["verdict"])  # the file's word, as the session gave it
     processes, tolerance = data.get("processes") or "?", data.get("tolerance")
-    return {"kind": "check-harness", "path": source.paths[0],
+    return {"kind": "check-harness",
             "summary": f"{len(rows)} benchmarks, {processes} processes a way, tolerance "
                        + ("?" if tolerance is None else harness_table.tolerance_text(tolerance)),
             "table": table_data(Table.of(harness_table.harness_columns(), rows)), "index": {"count": len(rows)}}
