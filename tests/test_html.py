@@ -413,6 +413,21 @@ def test_a_bisections_page_gives_the_terminals_answer():
         assert shown == answer_lines("x/y/int32x3/10K", result, "3.9.15", "3.10.9", "changed", "1 sessions")
 
 
+def test_a_bisections_ladder_says_each_session_as_the_terminal_did():
+    from serialbench.results.sources import Source
+    from serialbench.verdicts.steps import read_step
+    from serialbench.views.bisect_steps import session_line
+    from serialbench.views.site.pages import bisect_page
+
+    data = json.loads((TESTDATA / "bisect.json").read_text())
+    rows = bisect_page(Source("bisect", ["bisect.json"], data=data))["ladder"]["rows"]
+    for number, (session, row) in enumerate(zip(data["sessions"], rows), start=1):
+        steps, took = row["cells"][-2:]
+        said = session_line(number, {**session, "steps": [read_step(step) for step in session["steps"]]})
+        adjacent = [line.rsplit(", ", 1)[0] for line in steps[:len(session["sides"]) - 1]]
+        assert said == f"session {number} ({took[0]}): " + "; ".join(adjacent)
+
+
 def test_a_sweeps_line_on_the_page_is_the_plots():
     """The chart's points and bars are SweepRow.line's, as sweep --plot draws them: a change with one end of
     its interval and not the other gets no bar (not half of one)."""

@@ -35,10 +35,10 @@ from serialbench.verdicts.file_changes import compare_files
 from serialbench.verdicts.harness import WAYS
 from serialbench.verdicts.paired import round_estimates
 from serialbench.verdicts.rankings import fastest_of_each_format
-from serialbench.verdicts.steps import SweepRow, change_text, sweep_from_json
+from serialbench.verdicts.steps import SweepRow, change_text, read_step, sweep_from_json
 from serialbench.verdicts.timings import run_medians, timing
 from serialbench.views import grid, harness_table, sweep_table
-from serialbench.views.bisect_steps import answer_lines
+from serialbench.views.bisect_steps import answer_lines, step_text
 from serialbench.views.costs import cost_tables
 from serialbench.views.explain_table import hanging
 from serialbench.views.progress import precision_words
@@ -224,7 +224,7 @@ SELECTION = [column("step", "step", lambda s: f"{s['from']} -> {s['to']}", left=
 
 
 def with_text(step: dict) -> dict:
-    """A step of a sweep's or bisection's session's JSON, with its change as the terminal prints it."""
+    """A step of a sweep's JSON, with its change as the terminal prints it."""
     change, low, high = step.get("change"), step.get("low"), step.get("high")
     if change is None:
         return {**step, "change_text": "-", "text": "-"}
@@ -281,7 +281,7 @@ def bisect_page(source: Source) -> dict:
             "index": {"libraries": f"{good} to {bad}: {bench}", "count": len(data["sessions"])},
             "ladder_legend": f"A row per session: the {'commit' if data.get('commits') else 'release'}s it timed (●) "
                              "inside its bracket; a cell is coloured by the verdict of the step into it."}
-    sessions = [{**session, "steps": [with_text(step) for step in session["steps"]]} for session in data["sessions"]]
+    sessions = [{**session, "steps": [read_step(step) for step in session["steps"]]} for session in data["sessions"]]
     page["ladder"] = table_data(ladder(versions, sessions))
     if data.get("commits"):
         skipped = data.get("skipped") or {}
@@ -290,19 +290,19 @@ def bisect_page(source: Source) -> dict:
 
 
 def ladder(versions: list[str], sessions: list[dict]) -> Table:
-    """A row per session: the sides it timed (●), its steps and what it took; `rungs` in each row's data
-    say which cells lie inside its bracket and the verdict of the step into each (the page colours them)."""
+    """A row per session: the sides it timed (●), its steps and what it took, in the words of bisect's line of
+    the session (views/bisect_steps.session_line); `rungs` in each row's data say which cells lie inside its
+    bracket and the verdict of the step into each (the page colours them)."""
     table = Table([Column(v) for v in versions] + [Column("steps", left=True), Column("took")], corner="")
     for index, session in enumerate(sessions, start=1):
         sides = [str(side) for side in session["sides"]]
-        into = {step["to"]: step for step in session["steps"][:len(sides) - 1]}
+        into = {step.after: step for step in session["steps"][:len(sides) - 1]}
         inside = range(versions.index(sides[0]), versions.index(sides[-1]) + 1)
-        rungs = [{"inside": k in inside, "side": v in sides, "verdict": into[v]["verdict"] if v in into else "",
-                  "title": f"{v_step['from']} -> {v}: {v_step['verdict']}, {v_step['change_text']}"
-                  if (v_step := into.get(v)) else ""} for k, v in enumerate(versions)]
+        rungs = [{"inside": k in inside, "side": v in sides, "verdict": into[v].verdict if v in into else "",
+                  "title": step_text(into[v]) if v in into else ""} for k, v in enumerate(versions)]
         cells = [Cell(["●" if v in sides else ""]) for v in versions]
-        cells += [Cell([f"{s['from']} -> {s['to']}: {s['verdict']} {s['text']}, {s['rounds']} rounds"
-                        for s in session["steps"]]), Cell([f"{session['rounds']} rounds, {session['minutes']} min"])]
+        cells += [Cell([f"{step_text(step)}, {step.rounds} rounds" for step in session["steps"]]),
+                  Cell([f"{session['rounds']} rounds, {session['minutes']:.1f} min"])]
         table.rows.append(Row(f"session {index}", cells, {"rungs": rungs}))
     return table
 
