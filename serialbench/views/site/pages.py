@@ -23,7 +23,6 @@ from serialbench.core.formatting import (
     format_bytes,
     format_change,
     format_count,
-    format_interval,
     format_machine,
     format_time,
 )
@@ -224,12 +223,10 @@ SELECTION = [column("step", "step", lambda s: f"{s['from']} -> {s['to']}", left=
 
 
 def with_text(step: dict) -> dict:
-    """A step of a sweep's JSON, with its change as the terminal prints it."""
-    change, low, high = step.get("change"), step.get("low"), step.get("high")
-    if change is None:
+    """A step of a sweep's JSON, with its change as the terminal prints it (change_text on the step read back)."""
+    if step.get("change") is None:
         return {**step, "change_text": "-", "text": "-"}
-    return {**step, "change_text": format_change(change),
-            "text": format_interval(change, -1.0 if low is None else low, math.inf if high is None else high)}
+    return {**step, "change_text": format_change(step["change"]), "text": change_text(read_step(step))}
 
 
 def sweep_rounds(files: Sequence[ResultFile], sides: list[str], benchmarks: list[dict]) -> dict:
