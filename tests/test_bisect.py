@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from serialbench.commands.options import settings_from
+from serialbench.core.errors import UsageError
 from serialbench.verdicts import bisection, vocabulary
 from serialbench.verdicts.bisection import Bracket, Result
 from serialbench.verdicts.steps import Step
@@ -185,6 +186,27 @@ def test_the_answer_as_text_one_step_and_several():
                      [(Bracket("3.10.9", "3.10.18", whole), "--max-time 5 min ran out")])
     check_golden("bisect.txt", "\n".join(answer_lines("tfserving-rest/orjson-numpy/int32x3/10K", several, "3.9.15",
                                                      "3.11.0", "changed", "9 sessions in 2.1 min")) + "\n")
+
+
+def test_a_bisections_json_reads_back_to_the_answer_the_terminal_printed():
+    whole = Step("3.9.15", "3.11.0", 0.12, 0.11, 0.131, vocabulary.SLOWER, 8)
+    steps = [Step("3.9.15", "3.10.0", 0.028, 0.024, 0.034, vocabulary.SLOWER, 8),
+             Step("3.10.1", "3.10.2", 0.091, 0.08, 0.102, vocabulary.SLOWER, 8)]
+    for result in (Result(steps, whole, ["too noisy to tell whether 3.10.4 -> 3.10.5 changed; a change there is"],
+                          [(Bracket("3.10.9", "3.11.0", whole), "--max-time 5 min ran out"), (Bracket("1", "2"), "x")]),
+                   Result(steps[:1], whole), Result([], whole), Result([], None, unsearched=[(Bracket("1", "2"),
+                                                                                              "interrupted")])):
+        text = bisect_json("x/y/int32x3/10K", "3.9.15", "3.11.0", result, [])
+        back = bisection.bisect_from_json(text, "bisect.json")
+        assert back.complete == result.complete
+        assert answer_lines("x/y/int32x3/10K", back, "3.9.15", "3.11.0", "changed", "2 sessions") == answer_lines(
+            "x/y/int32x3/10K", result, "3.9.15", "3.11.0", "changed", "2 sessions")
+
+
+def test_a_file_that_is_no_bisection_is_refused_in_one_line():
+    with pytest.raises(UsageError, match=r"^sweep.json is not a bisection's --json file \(KeyError: 'previous'\); "
+                                         r"give the files that 'bisect --json FILE' wrote$"):
+        bisection.bisect_from_json(json.dumps({"sides": ["1.0", "2.0"], "benchmarks": []}), "sweep.json")
 
 
 def test_bisect_json_keys_as_exact_text():

@@ -381,11 +381,74 @@ def test_a_bisection_of_several_steps_lists_each_with_its_share_and_what_was_lef
     (tmp_path / "site").mkdir()
     (page,) = site.build_site([str(folder)], tmp_path / "site", lambda line: None)
     open_page(chromium, tmp_path / "site" / page.file)
-    assert chromium.find_element("id", "answer").text == "x/y/int32x3/10K: 2 steps from 3.9.15 to 3.10.9"
+    assert chromium.find_element("id", "answer").text == (
+        "x/y/int32x3/10K: 2 steps from 3.9.15 to 3.10.9, whose whole change is slower, +12.0% [+11.0%, +13.1%]; "
+        "1 sessions")
     assert [li.text for li in chromium.find_elements("css selector", "#steps li")] == [
-        "changed at 3.10.0 (after 3.9.15): slower, +2.8% [+2.4%, +3.4%], 24% of the whole change",
-        "changed at 3.10.2 (after 3.10.1): slower, +9.1% [+8.0%, +10.2%], 77% of the whole change"]
-    assert "unsearched: 3.10.4 -> 3.10.9: --max-sessions 4 ran out" in chromium.find_element("id", "main").text
+        "3.9.15 -> 3.10.0: slower, +2.8% [+2.4%, +3.4%], 24% of the whole change",
+        "3.10.1 -> 3.10.2: slower, +9.1% [+8.0%, +10.2%], 77% of the whole change",
+        "the steps found: 101% of the whole change"]
+    assert ("unsearched: 3.10.4 -> 3.10.9 (at the threshold, +2.0% [+1.7%, +2.3%]): --max-sessions 4 ran out"
+            in chromium.find_element("id", "main").text)
+
+
+def test_a_bisections_page_gives_the_terminals_answer():
+    """The page's lines are bisect's (views/bisect_steps.answer_lines) on the file read back; the file keeps no
+    wall time, so the page says how many sessions."""
+    from serialbench.results.sources import Source
+    from serialbench.verdicts.bisection import Bracket, Result
+    from serialbench.verdicts.steps import Step
+    from serialbench.views.bisect_steps import answer_lines
+    from serialbench.views.site.pages import bisect_page
+    from serialbench.views.verdict_json import bisect_json
+
+    whole = Step("3.9.15", "3.10.9", 0.12, 0.11, 0.131, vocabulary.SLOWER, 8)
+    found = [Step("3.9.15", "3.10.0", 0.028, 0.024, 0.034, vocabulary.SLOWER, 8),
+             Step("3.10.1", "3.10.2", 0.091, 0.08, 0.102, vocabulary.SLOWER, 8)]
+    for steps in ([], found[:1], found):
+        result = Result(steps, whole, ["no step of 3.10.4 -> 3.10.5 changed"],
+                        [(Bracket("3.10.4", "3.10.9", whole), "--max-sessions 4 ran out")])
+        sessions = [{"sides": ["3.9.15", "3.10.9"], "rounds": 8, "minutes": 0.1, "steps": [whole]}]
+        data = json.loads(bisect_json("x/y/int32x3/10K", "3.9.15", "3.10.9", result, sessions))
+        page = bisect_page(Source("bisect", ["bisect.json"], data=data))
+        shown = [page["answer"], *(f"  {s['line']}" for s in page["steps"] if s["line"]), *page["uncertain_lines"]]
+        assert shown == answer_lines("x/y/int32x3/10K", result, "3.9.15", "3.10.9", "changed", "1 sessions")
+
+
+def test_a_bisections_ladder_says_each_session_as_the_terminal_did():
+    from serialbench.results.sources import Source
+    from serialbench.verdicts.steps import read_step
+    from serialbench.views.bisect_steps import session_line
+    from serialbench.views.site.pages import bisect_page
+
+    data = json.loads((TESTDATA / "bisect.json").read_text())
+    rows = bisect_page(Source("bisect", ["bisect.json"], data=data))["ladder"]["rows"]
+    for number, (session, row) in enumerate(zip(data["sessions"], rows), start=1):
+        steps, took = row["cells"][-2:]
+        said = session_line(number, {**session, "steps": [read_step(step) for step in session["steps"]]})
+        adjacent = [line.rsplit(", ", 1)[0] for line in steps[:len(session["sides"]) - 1]]
+        assert said == f"session {number} ({took[0]}): " + "; ".join(adjacent)
+
+
+def test_a_sweeps_line_on_the_page_is_the_plots():
+    """The chart's points and bars are SweepRow.line's, as sweep --plot draws them: a change with one end of
+    its interval and not the other gets no bar (not half of one)."""
+    from serialbench.results.sources import Source
+    from serialbench.verdicts.steps import Step, Sweep, SweepRow, sweep_from_json
+    from serialbench.views.site.pages import sweep_page
+    from serialbench.views.verdict_json import sweep_json
+
+    steps = (Step("1.0", "2.0", 0.5, 0.4, 0.6, vocabulary.SLOWER, 8),
+             Step("1.0", "3.0", -0.5, -0.6, float("inf"), vocabulary.TOO_NOISY, 2))
+    text = sweep_json(Sweep(["1.0", "2.0", "3.0"], [SweepRow("a/b/float32/1K", ("1.0", "2.0", "3.0"),
+                                                            (2e-6, 3e-6, 1e-6), steps[:1], steps)], 0.02))
+    (line,) = [bench["line"] for bench in sweep_page(Source("sweep", ["s.json"], data=json.loads(text)))["benchmarks"]]
+    (row,) = sweep_from_json(text, "s.json").rows
+    assert line["y"] == [pytest.approx(p.time) for p in row.line()]
+    assert line["plus"] == [pytest.approx(p.high - p.time) for p in row.line()] == [0, pytest.approx(2e-7), 0]
+    assert line["minus"] == [pytest.approx(p.time - p.low) for p in row.line()] == [0, pytest.approx(2e-7), 0]
+    assert line["text"] == ["1.0: 2.00 us (the anchor)", "2.0: +50.0% [+40.0%, +60.0%] against 1.0",
+                            "3.0: -50.0% [-60.0%, +inf] against 1.0"]
 
 
 @pytest.fixture(scope="module")
@@ -468,12 +531,25 @@ def test_a_bisection_of_commits_orders_its_versions_as_the_range_not_as_releases
     from serialbench.views.site.pages import bisect_page
     from tests.hand_built import NO_GCC
 
-    data = bisect_page(commits_site[1]["bisect"].source)
+    source = commits_site[1]["bisect"].source
+    data = bisect_page(source)
     # By version, 12345678 (a valid version, the hex labels are not) would come first.
-    assert data["versions"] == ["e1a2b3c4", "12345678", "f00dcafe", "badc0ffe"]
-    assert [c["label"] for c in data["commits"]] == data["order"]
+    assert data["ladder"]["columns"][:-2] == ["e1a2b3c4", "12345678", "f00dcafe", "badc0ffe"]
+    assert [c["label"] for c in data["commits"]] == source.data["order"]
     assert [(c["label"], c["skipped"]) for c in data["commits"] if c["skipped"]] == [("5eb57e14", NO_GCC)]
-    assert [c["label"] for c in data["commits"] if c["timed"]] == data["versions"]
+    assert [c["label"] for c in data["commits"] if c["timed"]] == data["ladder"]["columns"][:-2]
+
+
+def test_a_pages_data_holds_only_what_its_script_reads(built, commits_site, history_site):
+    """Every key of a page's data is read by site.js (DATA.key), but its kind, which the page's body gives."""
+    from serialbench.views.site import BUILDERS
+
+    read = set(re.findall(r"DATA\.(\w+)", (PROJECT_ROOT / "serialbench/views/site/assets/site.js").read_text()))
+    pages = [*built[1], *commits_site[1].values(), *history_site[1]]
+    assert {"run", "compare", "sweep", "bisect", "check-harness", "history"} <= {page.kind for page in pages}
+    for page in pages:
+        data = BUILDERS[page.kind](page.source)
+        assert set(data) - read - {"kind", "index"} == set(), page.kind
 
 
 def test_a_bisection_whose_commits_are_not_objects_is_left_out_in_one_line(tmp_path):
@@ -497,7 +573,7 @@ def test_a_sweep_or_bisection_of_releases_gets_the_page_data_it_had():
     bisect["sessions"].append({"sides": ["2.9.0", "2.40.0"], "rounds": 1, "minutes": 0, "steps": []})
     page = bisect_page(Source("bisect", ["bisect.json"], data=bisect))
     assert not {"commits", "history"} & (sweep.keys() | page.keys())
-    assert page["versions"] == ["2.9.0", "2.40.0", "2.44.0", "2.45.0", "2.46.0", "2.47.0", "2.50.0"]
+    assert page["ladder"]["columns"][:-2] == ["2.9.0", "2.40.0", "2.44.0", "2.45.0", "2.46.0", "2.47.0", "2.50.0"]
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from tests.helpers import in_process
 TIERS = (("1K", 4_000), ("10K", 40_000), ("100K", 400_000), ("1M", 4_000_000))
 
 
-def run_file(path, msgpack_version, packb_factor=1.0):
+def run_file(path, msgpack_version, packb_factor=1.0, extra=None):
     benches = []
     for fmt_impl, per_byte, fixed in (("baseline/tobytes", 0.04e-9, 100e-9), ("msgpack/packb", 0.2e-9, 2e-6)):
         for tier, size in TIERS:
@@ -23,7 +23,8 @@ def run_file(path, msgpack_version, packb_factor=1.0):
             metadata = {"name": f"{fmt_impl}/float32/{tier}", "serialbench_format": fmt, "serialbench_impl": impl,
                         "serialbench_input": "float32", "serialbench_tier": tier, "serialbench_direction": "encode",
                         "input_bytes": size, "payload_bytes": size + 50, "loops": 10,
-                        "serialbench_commit": "0123456789abcdef", "msgpack_version": msgpack_version}
+                        "serialbench_commit": "0123456789abcdef", "msgpack_version": msgpack_version,
+                        **(extra or {})}
             runs = [pyperf.Run([value * (1 + 0.002 * i) for i in range(3)], metadata=metadata,
                                collect_metadata=False) for _ in range(6)]
             benches.append(pyperf.Benchmark(runs))
@@ -59,6 +60,20 @@ def test_the_two_file_plot_names_both_sides_and_marks_the_verdicts(svg_text):
 def test_a_selection_without_the_floor_still_draws_it_from_the_file(svg_text):
     draw, base, _ = svg_text
     assert "memcpy floor (baseline/tobytes)" in draw(base, "-b", "msgpack/*")
+
+
+def test_the_plot_and_the_sites_sides_name_the_same_libraries_that_differ(tmp_path):
+    """A library one file lacks says nothing (a file gives the versions of the cases it timed): the plot's title
+    and a compare page's sides give the versions that both files have and that differ, by one rule."""
+    from serialbench.results.files import load
+    from serialbench.views.plot import _side_name
+    from serialbench.views.site.pages import sides_table
+
+    base = load(run_file(tmp_path / "base.json", "1.0.8"))
+    new = load(run_file(tmp_path / "new.json", "1.1.2", extra={"orjson_version": "3.10.0"}))
+    assert _side_name(new, base) == "msgpack 1.1.2, commit 0123456789, new.json"
+    facts = {row.label: [cell.lines[0] for cell in row.cells] for row in sides_table(base, new).rows}
+    assert facts["libraries that differ"] == ["msgpack 1.0.8", "msgpack 1.1.2"]
 
 
 def test_the_y_axis_ends_on_ticks_around_every_point():

@@ -168,6 +168,15 @@ def test_json_keeps_null_for_what_has_no_number():
                                                  "rounds": 2}
 
 
+def test_a_sweeps_line_is_the_first_median_times_each_change_and_a_half_interval_draws_no_bar():
+    steps = (Step("1.0", "2.0", 0.5, 0.4, 0.6, vocabulary.SLOWER, 8),
+             Step("1.0", "3.0", -0.5, -0.6, math.inf, vocabulary.TOO_NOISY, 2))
+    row = SweepRow("a/b/float32/1K", ("1.0", "2.0", "3.0"), (2e-6, 3e-6, 1e-6), steps[:1], steps)
+    assert [(p.side, p.time, p.low, p.high, p.step) for p in row.line()] == [
+        ("1.0", 2e-6, 2e-6, 2e-6, None), ("2.0", pytest.approx(3e-6), pytest.approx(2.8e-6), pytest.approx(3.2e-6),
+                                          steps[0]), ("3.0", 1e-6, 1e-6, 1e-6, steps[1])]
+
+
 def test_a_two_speed_step_is_marked_and_named_never_passed_as_no_step():
     # A protobuf sweep's -24% step whose sides' processes ran at two speeds read "no step" with no mark.
     changes = [0.001, -0.002, -0.24, 0.003]

@@ -17,6 +17,7 @@ import os
 import re
 import statistics
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -155,6 +156,14 @@ class ResultFile:
                 if key.endswith("_version") and key not in ("perf_version", "python_version"):
                     versions.setdefault(key[: -len("_version")], str(value))
         return dict(sorted(versions.items()))
+
+
+def differing_versions(files: Sequence[ResultFile]) -> list[str]:
+    """Each file's libraries whose version differs between the files that have them, 'name version, ...' (a
+    library some files lack says nothing: a file gives the versions of the cases it timed)."""
+    versions = [loaded.library_versions() for loaded in files]
+    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
+    return [", ".join(f"{name} {mine[name]}" for name in varying if name in mine) for mine in versions]
 
 
 def memory_path_for(results_path: str | os.PathLike) -> Path:

@@ -22,6 +22,7 @@ when there are more than two) and `runs(version) -> bool`.
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from serialbench.core.errors import UsageError
 from serialbench.verdicts import vocabulary
-from serialbench.verdicts.steps import Step, StepJudges, SweepRow, change_text, sweep_rows
+from serialbench.verdicts.steps import Step, StepJudges, SweepRow, change_text, read_step, sweep_rows
 
 RETRIES = 2  # a too-noisy session is taken again with 2x, then 4x the rounds
 SWEEP_AT = 4  # a bracket of at most this many releases, its ends included, is timed whole
@@ -266,3 +267,25 @@ class Bisection:
         search = Search(self.versions, self.session, lambda version: self.side(version) is not None,
                         self.direction, self.out_of_budget)
         return search.run()
+
+
+def bisect_from_json(text: str, path: str) -> Result:
+    """A bisection's --json file (views/verdict_json.bisect_json) back as its search's Result, for the site;
+    anything else is a one-line UsageError. A file of before bisect found several steps gives its one step
+    (changed_at) and no whole change; the notes come back as the one note the file joined them into."""
+    try:
+        data = json.loads(text)
+        if "steps" in data:
+            steps = [read_step(step) for step in data["steps"]]
+        else:
+            first = {"from": data["previous"], "to": data["changed_at"],
+                     **{key: data.get(key) for key in ("change", "low", "high", "verdict")}}
+            steps = [read_step(first)] if data.get("changed_at") else []
+        unsearched = [(Bracket(left["from"], left["to"], read_step(left["step"]) if left.get("step") else None),
+                       str(left["why"])) for left in data.get("unsearched") or []]
+        return Result(steps, read_step(data["whole"]) if data.get("whole") else None,
+                      [str(data["uncertain"])] if data.get("uncertain") else [], unsearched,
+                      interrupted=any(why == "interrupted" for _, why in unsearched))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UsageError(f"{path} is not a bisection's --json file ({type(exc).__name__}: {exc}); give the files "
+                         "that 'bisect --json FILE' wrote") from None

@@ -54,6 +54,17 @@ def change_text(step: Step) -> str:
 
 
 @dataclass(frozen=True)
+class Point:
+    """A side on a benchmark's line (SweepRow.line): its time per op, and the ends of its change's interval."""
+
+    side: str
+    time: float  # seconds per op
+    low: float
+    high: float
+    step: Step | None  # the change against the first side (None: the first side itself)
+
+
+@dataclass(frozen=True)
 class SweepRow:
     """One benchmark across the sides that ran it, in order."""
 
@@ -71,6 +82,20 @@ class SweepRow:
 
     def against_anchor(self, side: str) -> Step | None:
         return next((step for step in self.from_anchor if step.after == side), None)
+
+    def line(self) -> list[Point]:
+        """The row as a line against side: the first side's median (the anchor's, or that of the first side
+        that ran it), then each later side at that median times 1 + its change against the first side, its ends
+        the 95% interval of that change. A change whose rounds give no interval has no ends (both at the point),
+        as change_text prints none: one bound drawn and not the other would draw half an interval."""
+        first = self.medians[0]
+        points = [Point(self.sides[0], first, first, first, None)]
+        for step in self.from_anchor:
+            time = first * (1 + step.change)
+            bounded = step.low > -1 and math.isfinite(step.high)
+            points.append(Point(step.after, time, first * (1 + step.low) if bounded else time,
+                                first * (1 + step.high) if bounded else time, step))
+        return points
 
 
 @dataclass
@@ -271,12 +296,12 @@ def sweep_from_json(text: str, path: str) -> Sweep:
         for bench in data["benchmarks"]:
             ran = [(side, median) for side, median in zip(sides, bench["medians"]) if median is not None]
             rows.append(SweepRow(bench["name"], tuple(s for s, _ in ran), tuple(m for _, m in ran),
-                                 tuple(_read_step(s) for s in bench["steps"]),
-                                 tuple(_read_step(s) for s in bench["from_anchor"])))
+                                 tuple(read_step(s) for s in bench["steps"]),
+                                 tuple(read_step(s) for s in bench["from_anchor"])))
         shard = tuple(int(part) for part in data["shard"].split("/")) if data.get("shard") else None
         return Sweep(sides, rows, data["min_effect"], data.get("machines", {}), data.get("releases") or sides,
                      data.get("own") or sides, shard, data.get("left_out", {}),
-                     selections=[replace(_read_step(s), benchmarks=s.get("benchmarks", 0),
+                     selections=[replace(read_step(s), benchmarks=s.get("benchmarks", 0),
                                          names=tuple(s.get("names", ()))) for s in data.get("selection", [])],
                      files=[str(name) for name in data.get("files", [])], commits=dict(data.get("commits") or {}),
                      history=str(data.get("history") or ""), against_anchor=data.get("steps_judged") == ANCHORED,
@@ -289,7 +314,8 @@ def sweep_from_json(text: str, path: str) -> Sweep:
                          "that 'sweep --json FILE' wrote") from None
 
 
-def _read_step(data: dict) -> Step:
+def read_step(data: dict) -> Step:
+    """A step of a sweep's or bisection's JSON (views/verdict_json._step) back: a null bound is no bound."""
     low = data["low"] if data["low"] is not None else -1.0
     high = data["high"] if data["high"] is not None else math.inf
     change = data["change"] if data["change"] is not None else math.nan

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from serialbench.catalog.inputs import tier_order, tier_size
 from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import format_change, format_tick
-from serialbench.results.files import Result, ResultFile
+from serialbench.results.files import Result, ResultFile, differing_versions
 
 MARKERS = "osD^vP*Xh<>pd"
 NOOP = (FLOOR[0], "noop")
@@ -104,15 +104,14 @@ def plot_results(results: ResultFile, selected: Sequence[Result], path: str, bas
 
 
 def _side_name(results: ResultFile, other: ResultFile | None) -> str:
-    """What a file ran: compare's side, or the libraries whose versions differ from the other file's, then
-    its commit and file name."""
+    """What a file ran: compare's side, or the libraries whose versions differ from the other file's
+    (differing_versions, as a compare page's sides give them), then its commit and file name."""
     words = []
     side = results.metadata.get("serialbench_side")
     if side:
         words.append(str(side))
-    elif other is not None:
-        mine, theirs = results.library_versions(), other.library_versions()
-        words.extend(f"{name} {version}" for name, version in mine.items() if theirs.get(name) != version)
+    elif other is not None and (differing := differing_versions([results, other])[0]):
+        words.append(differing)
     if results.commits:
         words.append(f"commit {results.commits[0][:10]}" + (" (dirty)" if results.dirty else ""))
     words.append(os.path.basename(results.path))

@@ -2,8 +2,9 @@
 
 A point is the anchor's median times (1 + the change against the anchor), its bar the 95% interval
 of that change, so that the points and bars of one panel come from one paired estimate each; the
-anchor is a plain point. A step (the verdict from the previous release is slower or faster) is a
-shaded band between the two releases, red for slower, green for faster, labelled with its change.
+anchor is a plain point (SweepRow.line, which the site's chart draws too). A step (the verdict from
+the previous release is slower or faster) is a shaded band between the two releases, red for slower,
+green for faster, labelled with its change.
 Steps that follow each other (3.10.0, 3.10.1, 3.10.2) have bands one release wide, narrower than
 their labels: each label goes on the highest line where it overlaps no other (label_lines), and the
 y axis leaves room above the points for as many lines as a panel needs. In a sweep of interpreters,
@@ -69,15 +70,9 @@ def draw_sweep(sweep: Sweep):
     x_of = {side: index for index, side in enumerate(sweep.sides)}
     panels = []
     for ax, row in zip(axes.flat, rows):
-        anchor = row.medians[0]
-        xs, ys, low, high = [x_of[row.sides[0]]], [anchor], [0.0], [0.0]
-        for step in row.from_anchor:
-            y = anchor * (1 + step.change)
-            xs.append(x_of[step.after])
-            ys.append(y)
-            bounded = step.low > -1 and math.isfinite(step.high)
-            low.append(y - anchor * (1 + step.low) if bounded else 0.0)
-            high.append(anchor * (1 + step.high) - y if bounded else 0.0)
+        points = row.line()
+        xs, ys = [x_of[point.side] for point in points], [point.time for point in points]
+        low, high = [point.time - point.low for point in points], [point.high - point.time for point in points]
         ax.errorbar(xs, ys, yerr=[low, high], fmt="o-", color="tab:blue", markersize=4, linewidth=1.2, capsize=3)
         labels = []
         for step in row.steps:

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from serialbench.core.errors import UsageError
+from serialbench.results.files import differing_versions
 from serialbench.results.sources import Source, collect
 from serialbench.views.site.history import history_page
-from serialbench.views.site.pages import PAGES, commits_of, differing_versions
+from serialbench.views.site.pages import PAGES, commits_of
 from serialbench.views.table import Table, column
 from serialbench.views.table import data as data_of
 

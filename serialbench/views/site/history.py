@@ -15,10 +15,10 @@ import os
 
 from serialbench.catalog.registry import FLOOR
 from serialbench.core.formatting import format_change, format_ratio, format_time
-from serialbench.results.files import ResultFile
+from serialbench.results.files import ResultFile, differing_versions
 from serialbench.results.sources import Source
 from serialbench.verdicts.timings import floor_multiple, timing
-from serialbench.views.site.pages import commits_of, date_of, differing_versions
+from serialbench.views.site.pages import commits_of, date_of
 from serialbench.views.table import Column, Table, number
 from serialbench.views.table import data as table_data
 

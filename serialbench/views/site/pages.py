@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from itertools import zip_longest
 
 from packaging.version import InvalidVersion, Version
 
@@ -22,20 +23,21 @@ from serialbench.core.formatting import (
     format_bytes,
     format_change,
     format_count,
-    format_interval,
     format_machine,
     format_time,
 )
-from serialbench.results.files import Result, ResultFile
+from serialbench.results.files import Result, ResultFile, differing_versions
 from serialbench.results.session_files import explained_in, runs_of
 from serialbench.results.sources import Source, side_label
+from serialbench.verdicts.bisection import bisect_from_json
 from serialbench.verdicts.file_changes import compare_files
 from serialbench.verdicts.harness import WAYS
 from serialbench.verdicts.paired import round_estimates
 from serialbench.verdicts.rankings import fastest_of_each_format
-from serialbench.verdicts.steps import sweep_from_json
+from serialbench.verdicts.steps import SweepRow, change_text, read_step, sweep_from_json
 from serialbench.verdicts.timings import run_medians, timing
 from serialbench.views import grid, harness_table, sweep_table
+from serialbench.views.bisect_steps import answer_lines, step_text
 from serialbench.views.costs import cost_tables
 from serialbench.views.explain_table import hanging
 from serialbench.views.progress import precision_words
@@ -61,14 +63,6 @@ def commits_of(files: Sequence[ResultFile]) -> str:
     return ", ".join(dict.fromkeys(c[:10] for loaded in files for c in loaded.commits))
 
 
-def differing_versions(files: Sequence[ResultFile]) -> list[str]:
-    """Each file's libraries whose version differs between the files that have them (one that some files
-    lack says nothing): 'name version, ...'."""
-    versions = [loaded.library_versions() for loaded in files]
-    varying = sorted({name for v in versions for name in v if len({o[name] for o in versions if name in o}) > 1})
-    return [", ".join(f"{name} {mine[name]}" for name in varying if name in mine) for mine in versions]
-
-
 # -- a run ---------------------------------------------------------------------------------------------
 
 def run_page(source: Source) -> dict:
@@ -83,7 +77,7 @@ def run_page(source: Source) -> dict:
     trips = roundtrip_tables(results.results)  # tested across every kind, as report's tables are
     roundtrip = {kind: [table_data(t) for t in trips if t.title.startswith(f"{kind}, ")]
                  for kind in dict.fromkeys(r.input for r in results.results)}
-    return {"kind": "run", "path": results.path, "head": header_lines(results) + source.notes,
+    return {"kind": "run", "head": header_lines(results) + source.notes,
             "hint": "Hover a point: median, the workers' spread, payload, B/op and allocs/op (with a memory file), "
                     "and the median's interval. Click it to keep it here.",
             "tiers": {tier: tier_size(tier) for tier in tier_order(r.tier for r in results.results)},
@@ -105,12 +99,9 @@ def benchmark_data(results: ResultFile, result: Result, cell: Cell) -> dict:
     """A benchmark's point on the chart: its cell's figures (the table's numbers) and what its tooltip says."""
     workers = run_medians(result.benchmark)
     multiple = cell.figures.get("floor_multiple")
-    data = {"name": result.name, "row": result.row, "format": result.format, "impl": result.impl,
-            "input": result.input, "tier": result.tier, "direction": result.direction,
-            "median": cell.figures["median"].json()["value"], "workers": [number(w) for w in workers],
-            "payload_bytes": result.payload_bytes, "input_bytes": result.input_bytes,
-            "floor_multiple": multiple.json()["value"] if multiple else None, "copies": result.copies,
-            "mark": cell.mark}
+    data = {"name": result.name, "row": result.row, "input": result.input, "tier": result.tier,
+            "direction": result.direction, "median": cell.figures["median"].json()["value"],
+            "floor_multiple": multiple.json()["value"] if multiple else None, "mark": cell.mark}
     floor = ", no copy" if not result.copies else f", {multiple.text} the floor" if multiple else ""
     data["hover"] = [result.name, f"median {format_time(result.median)}{floor}",
                      f"workers' medians {format_time(min(workers))} to {format_time(max(workers))} "
@@ -139,7 +130,7 @@ def compare_page(source: Source) -> dict:
     b, h = base.library_versions(), head.library_versions()
     changed = [f"{n} {b.get(n, '-')} -> {h.get(n, '-')}" for n in sorted(b.keys() | h.keys()) if b.get(n) != h.get(n)]
     sides = f"{base.metadata.get('serialbench_side', 'BASE')} -> {head.metadata.get('serialbench_side', 'HEAD')}"
-    return {"kind": "compare", "paired": paired, "min_effect": min_effect, "legend": legend(paired, min_effect),
+    return {"kind": "compare", "min_effect": min_effect, "legend": legend(paired, min_effect),
             "forest_legend": "Each row's change and its interval, against the minimum effect either side (dashed), "
                              "coloured by verdict.",
             "sides": table_data(sides_table(base, head)), "rounds": rounds,
@@ -156,8 +147,7 @@ def rounds_data(base: Result, head: Result, legend: str) -> dict:
 
 SIDE_FACTS = {
     "installed for this side": lambda f, o: str(f.metadata.get("serialbench_side_specs", "")) or "-",
-    "libraries that differ": lambda f, o: ", ".join(f"{n} {v}" for n, v in f.library_versions().items()
-                                                    if o.library_versions().get(n) != v) or "none",
+    "libraries that differ": lambda f, o: differing_versions([f, o])[0] or "none",
     "Python": lambda f, o: str(f.metadata.get("python_version", f.metadata.get("serialbench_python", "?"))),
     "CPU": lambda f, o: f.machine, "date": lambda f, o: date_of(f) or "-",
     "commit": lambda f, o: commits_of([f]) or "-", "file": lambda f, o: f.path}
@@ -180,10 +170,10 @@ def sweep_page(source: Source) -> dict:
     sides, anchor, machines = data["sides"], data.get("anchor", sweep.anchor), sweep.machines or {}
     noun = "commit" if data.get("commits") else sweep.noun  # a release, or an interpreter
     benchmarks = [{**bench, "steps": [with_text(s) for s in bench["steps"]],
-                   "from_anchor": [with_text(s) for s in bench["from_anchor"]], "line": sweep_line(sides, bench)}
-                  for bench in data["benchmarks"]]
-    page = {"kind": "sweep", "path": source.paths[0], "sides": sides, "anchor": anchor, "noun": noun,
-            "against_anchor": sweep.against_anchor, "min_effect": data["min_effect"], "benchmarks": benchmarks,
+                   "from_anchor": [with_text(s) for s in bench["from_anchor"]], "line": sweep_line(sweep.anchor, row)}
+                  for bench, row in zip(data["benchmarks"], sweep.rows)]
+    page = {"kind": "sweep", "sides": sides, "noun": noun, "against_anchor": sweep.against_anchor,
+            "min_effect": data["min_effect"], "benchmarks": benchmarks,
             "grid": table_data(sweep_table.sweep_grid(sweep)),
             "legend": sweep_table.legend(sweep)[:1],  # the terminal's cells, and its words for them and their marks
             "chart_legend": "Per benchmark: a point is the anchor's median times (1 + the change against the anchor), "
@@ -194,10 +184,8 @@ def sweep_page(source: Source) -> dict:
             "selection": table_data(Table.of(SELECTION, [with_text(s) for s in data.get("selection", [])])),
             "summary": f"{len(sides)} {noun}s, {len(benchmarks)} benchmarks, "
                        f"anchor {anchor}, minimum effect {data['min_effect'] * 100:g}%",
-            "left_out": data.get("left_out", {}),
             "machines": [f"{side}: {sweep_table.machine_text(m)}" for side, m in machines.items()],
             "library": library_of(source.files), "rounds": sweep_rounds(source.files, sides, data["benchmarks"]),
-            "files": [loaded.path for loaded in source.files],
             "date": date_of(source.files[0]) if source.files else ""}
     first = next(iter(machines.values()), None)  # where the first side was timed
     page["index"] = {"date": page["date"], "count": len(benchmarks),
@@ -207,30 +195,24 @@ def sweep_page(source: Source) -> dict:
     # A sweep of commits: in the order of its file's `commits` (the range's), the skipped ones among them.
     # A sweep of releases has neither key, and its page the data it always had.
     if data.get("commits"):
-        page.update(commits_data(data["commits"], data["commits"], sides, data.get("left_out") or {}))
+        page.update(commits_data(data["commits"], data["commits"], sides, sweep.left_out or {}))
     named = {c["label"]: c["named"] for c in page.get("commits", [])}
-    page["left_out_lines"] = [f"{named.get(side, side)}: {why}" for side, why in page["left_out"].items()]
+    page["left_out_lines"] = [f"{named.get(side, side)}: {why}" for side, why in (sweep.left_out or {}).items()]
     if sweep.history:
         page["history"] = sweep.history
     return page
 
 
-def sweep_line(sides: list[str], bench: dict) -> dict:
-    """A benchmark's line on its chart: the anchor's median (or the first side's that ran it) times 1 + each
-    side's change against it, each with its 95% interval as bars above and below, and what its hover says."""
-    first = next(k for k, m in enumerate(bench["medians"]) if m is not None)
-    base = bench["medians"][first]
-    line = {"x": [sides[first]], "y": [base], "plus": [0], "minus": [0],
-            "text": [f"{sides[first]}: {format_time(base)} "
-                     f"({'the anchor' if first == 0 else 'the first side that ran it'})"]}
-    for step in map(with_text, bench["from_anchor"]):
-        y = base * (1 + (step["change"] or 0))
-        line["x"].append(step["to"])
-        line["y"].append(y)
-        line["plus"].append(0 if step["high"] is None else base * (1 + step["high"]) - y)
-        line["minus"].append(0 if step["low"] is None else y - base * (1 + step["low"]))
-        line["text"].append(f"{step['to']}: {step['text']} against {step['from']}")
-    return line
+def sweep_line(anchor: str, row: SweepRow) -> dict:
+    """A benchmark's line on its chart, as sweep --plot draws it (SweepRow.line): its points, their 95% intervals
+    as bars above and below, and what its hover says."""
+    points = row.line()
+    start = "the anchor" if row.sides[0] == anchor else "the first side that ran it"
+    return {"x": [point.side for point in points], "y": [number(point.time) for point in points],
+            "plus": [number(point.high - point.time) for point in points],
+            "minus": [number(point.time - point.low) for point in points],
+            "text": [f"{row.sides[0]}: {format_time(row.medians[0])} ({start})",
+                     *(f"{point.side}: {change_text(point.step)} against {point.step.before}" for point in points[1:])]}
 
 
 SELECTION = [column("step", "step", lambda s: f"{s['from']} -> {s['to']}", left=True),
@@ -241,13 +223,10 @@ SELECTION = [column("step", "step", lambda s: f"{s['from']} -> {s['to']}", left=
 
 
 def with_text(step: dict) -> dict:
-    """A step of a sweep's or bisection's JSON, with its change as the terminal prints it."""
-    change, low, high = step.get("change"), step.get("low"), step.get("high")
-    if change is None:
+    """A step of a sweep's JSON, with its change as the terminal prints it (change_text on the step read back)."""
+    if step.get("change") is None:
         return {**step, "change_text": "-", "text": "-"}
-    share = f", {step['share'] * 100:.0f}% of the whole change" if isinstance(step.get("share"), int | float) else ""
-    return {**step, "change_text": format_change(change), "share_text": share,
-            "text": format_interval(change, -1.0 if low is None else low, math.inf if high is None else high)}
+    return {**step, "change_text": format_change(step["change"]), "text": change_text(read_step(step))}
 
 
 def sweep_rounds(files: Sequence[ResultFile], sides: list[str], benchmarks: list[dict]) -> dict:
@@ -280,31 +259,27 @@ def library_of(files: Sequence[ResultFile]) -> str:
 # -- a bisection, a check-harness panel ----------------------------------------------------------------
 
 def bisect_page(source: Source) -> dict:
+    """The terminal's answer (views/bisect_steps.answer_lines, from the file read back as the search's Result),
+    and the sessions as a ladder down to it."""
     data = source.data
+    result = bisect_from_json(json.dumps(data), source.paths[0])
     versions = {v for session in data["sessions"] for v in session["sides"]} | {data.get("good"), data.get("bad")}
-    versions = {str(v) for v in versions if v is not None}
     # Commits go in the range's order (`order`, oldest first); releases, which have none, by version.
     order = {str(label): index for index, label in enumerate(data.get("order") or [])}
-    steps = data.get("steps") or ([{"from": data["previous"], "to": data["changed_at"], "verdict": data["verdict"],
-                                    "change": data.get("change"), "low": data.get("low"), "high": data.get("high")}]
-                                  if data.get("changed_at") else [])  # a file of before bisect found several
-    steps = [{**found, "found": f"changed at {found['to']} (after {found['from']}): "
-              f"{found['verdict']}, {found['text']}{found.get('share_text', '')}"} for found in map(with_text, steps)]
+    versions = sorted({str(v) for v in versions if v is not None},
+                      key=lambda v: (order.get(v, len(order)), _version_key(v)))
     bench, good, bad = data.get("benchmark"), data.get("good"), data.get("bad")
-    page = {"kind": "bisect", "path": source.paths[0], **data, "steps": steps,
+    # The file keeps neither the direction searched nor the wall time (the terminal's 'in N min'): the sessions.
+    answer, *rest = answer_lines(bench, result, good, bad, "changed", f"{len(data['sessions'])} sessions")
+    listed = [line.strip() for line in rest if line.startswith("  ")]  # of several steps: a line each, their sum
+    page = {"kind": "bisect", "answer": answer,
+            "steps": [{"to": step and step.after, "line": line} for step, line in zip_longest(result.steps, listed)],
+            "uncertain_lines": [line for line in rest if not line.startswith("  ")],  # unsearched, uncertain
             "index": {"libraries": f"{good} to {bad}: {bench}", "count": len(data["sessions"])},
-            "answer": f"{bench}: {steps[0]['found']}" if len(steps) == 1 else
-                      f"{bench}: {len(steps)} steps from {good} to {bad}" if steps else
-                      f"{bench}: no step found from {good} to {bad}",
-            "uncertain_lines": [f"unsearched: {u['from']} -> {u['to']}: {u['why']}"
-                                for u in data.get("unsearched") or []]
-            + ([f"uncertain: {data['uncertain']}"] if data.get("uncertain") else []),
             "ladder_legend": f"A row per session: the {'commit' if data.get('commits') else 'release'}s it timed (●) "
-                             "inside its bracket; a cell is coloured by the verdict of the step into it.",
-            "sessions": [{**session, "steps": [with_text(step) for step in session["steps"]]}
-                         for session in data["sessions"]],
-            "versions": sorted(versions, key=lambda v: (order.get(v, len(order)), _version_key(v)))}
-    page["ladder"] = table_data(ladder(page["versions"], page["sessions"]))
+                             "inside its bracket; a cell is coloured by the verdict of the step into it."}
+    sessions = [{**session, "steps": [read_step(step) for step in session["steps"]]} for session in data["sessions"]]
+    page["ladder"] = table_data(ladder(versions, sessions))
     if data.get("commits"):
         skipped = data.get("skipped") or {}
         page.update(commits_data(data["commits"], [*order, *data["commits"], *skipped], versions, skipped))
@@ -312,19 +287,19 @@ def bisect_page(source: Source) -> dict:
 
 
 def ladder(versions: list[str], sessions: list[dict]) -> Table:
-    """A row per session: the sides it timed (●), its steps and what it took; `rungs` in each row's data
-    say which cells lie inside its bracket and the verdict of the step into each (the page colours them)."""
+    """A row per session: the sides it timed (●), its steps and what it took, in the words of bisect's line of
+    the session (views/bisect_steps.session_line); `rungs` in each row's data say which cells lie inside its
+    bracket and the verdict of the step into each (the page colours them)."""
     table = Table([Column(v) for v in versions] + [Column("steps", left=True), Column("took")], corner="")
     for index, session in enumerate(sessions, start=1):
         sides = [str(side) for side in session["sides"]]
-        into = {step["to"]: step for step in session["steps"][:len(sides) - 1]}
+        into = {step.after: step for step in session["steps"][:len(sides) - 1]}
         inside = range(versions.index(sides[0]), versions.index(sides[-1]) + 1)
-        rungs = [{"inside": k in inside, "side": v in sides, "verdict": into[v]["verdict"] if v in into else "",
-                  "title": f"{v_step['from']} -> {v}: {v_step['verdict']}, {v_step['change_text']}"
-                  if (v_step := into.get(v)) else ""} for k, v in enumerate(versions)]
+        rungs = [{"inside": k in inside, "side": v in sides, "verdict": into[v].verdict if v in into else "",
+                  "title": step_text(into[v]) if v in into else ""} for k, v in enumerate(versions)]
         cells = [Cell(["●" if v in sides else ""]) for v in versions]
-        cells += [Cell([f"{s['from']} -> {s['to']}: {s['verdict']} {s['text']}, {s['rounds']} rounds"
-                        for s in session["steps"]]), Cell([f"{session['rounds']} rounds, {session['minutes']} min"])]
+        cells += [Cell([f"{step_text(step)}, {step.rounds} rounds" for step in session["steps"]]),
+                  Cell([f"{session['rounds']} rounds, {session['minutes']:.1f} min"])]
         table.rows.append(Row(f"session {index}", cells, {"rungs": rungs}))
     return table
 
@@ -375,7 +350,7 @@ def check_harness_page(source: Source) -> dict:
     for row in rows:
         row.verdict = str(benchmarks[row.name]["verdict"])  # the file's word, as the session gave it
     processes, tolerance = data.get("processes") or "?", data.get("tolerance")
-    return {"kind": "check-harness", "path": source.paths[0],
+    return {"kind": "check-harness",
             "summary": f"{len(rows)} benchmarks, {processes} processes a way, tolerance "
                        + ("?" if tolerance is None else harness_table.tolerance_text(tolerance)),
             "table": table_data(Table.of(harness_table.harness_columns(), rows)), "index": {"count": len(rows)}}

@@ -379,10 +379,10 @@ this script formats none, and draws the tables of views/table.py with one functi
 
   // -- a bisection --------------------------------------------------------------------------------
   function bisectPage() {
-    const steps = DATA.steps;  // every step found (pages.py reads a file of the first one only too)
+    const steps = DATA.steps;  // each step found, its later side (for its commit) and, of several, its line
     const skipped = (DATA.commits || []).filter(c => c.skipped !== null);  // tried, and could not be used
     MAIN.append(el("p", {className: "answer", id: "answer"}, DATA.answer), steps.length === 1 ? commitNote(steps[0].to) : "",
-      steps.length > 1 ? el("ul", {id: "steps"}, steps.map(s => el("li", {}, s.found, commitNote(s.to)))) : "",
+      steps.length > 1 ? el("ul", {id: "steps"}, steps.map(s => el("li", {}, s.line, commitNote(s.to)))) : "",
       ...DATA.uncertain_lines.map(line => el("p", {className: "uncertain"}, line)),
       section("The sessions, from the bracket down to the answer", el("p", {className: "legend"}, DATA.ladder_legend),
         drawTable(DATA.ladder, {id: "ladder",
