@@ -196,7 +196,7 @@ def test_a_bisections_json_reads_back_to_the_answer_the_terminal_printed():
                           [(Bracket("3.10.9", "3.11.0", whole), "--max-time 5 min ran out"), (Bracket("1", "2"), "x")]),
                    Result(steps[:1], whole), Result([], whole), Result([], None, unsearched=[(Bracket("1", "2"),
                                                                                               "interrupted")])):
-        text = bisect_json("x/y/int32x3/10K", "3.9.15", "3.11.0", result, [])
+        text = json.dumps(bisect_keys("x/y/int32x3/10K", "3.9.15", "3.11.0", result, []))
         back = bisection.bisect_from_json(text, "bisect.json")
         assert back.complete == result.complete
         assert answer_lines("x/y/int32x3/10K", back, "3.9.15", "3.11.0", "changed", "2 sessions") == answer_lines(

@@ -400,19 +400,19 @@ def test_a_bisections_page_gives_the_terminals_answer():
     from serialbench.verdicts.steps import Step
     from serialbench.views.bisect_steps import answer_lines
     from serialbench.views.site.pages import bisect_page
-    from serialbench.views.verdict_json import bisect_json
+    from serialbench.views.verdict_json import bisect_keys
 
     whole = Step("3.9.15", "3.10.9", 0.12, 0.11, 0.131, vocabulary.SLOWER, 8)
     found = [Step("3.9.15", "3.10.0", 0.028, 0.024, 0.034, vocabulary.SLOWER, 8),
              Step("3.10.1", "3.10.2", 0.091, 0.08, 0.102, vocabulary.SLOWER, 8)]
     for steps in ([], found[:1], found):
-        result = Result(steps, whole, ["no step of 3.10.4 -> 3.10.5 changed"],
+        result = Result(steps, whole, ["no step of 3.10.4 -> 3.10.5 changed", "two notes; the second with a semicolon"],
                         [(Bracket("3.10.4", "3.10.9", whole), "--max-sessions 4 ran out")])
         sessions = [{"sides": ["3.9.15", "3.10.9"], "rounds": 8, "minutes": 0.1, "steps": [whole]}]
-        data = json.loads(bisect_json("x/y/int32x3/10K", "3.9.15", "3.10.9", result, sessions))
-        page = bisect_page(Source("bisect", ["bisect.json"], data=data))
+        keys = bisect_keys("x/y/int32x3/10K", "3.9.15", "3.10.9", result, sessions, direction="slower", minutes=0.5)
+        page = bisect_page(Source("bisect", ["bisect.json"], data=json.loads(json.dumps(keys))))
         shown = [page["answer"], *(f"  {s['line']}" for s in page["steps"] if s["line"]), *page["uncertain_lines"]]
-        assert shown == answer_lines("x/y/int32x3/10K", result, "3.9.15", "3.10.9", "changed", "1 sessions")
+        assert shown == answer_lines("x/y/int32x3/10K", result, "3.9.15", "3.10.9", "slower", "1 sessions in 0.5 min")
 
 
 def test_a_bisections_ladder_says_each_session_as_the_terminal_did():
@@ -436,12 +436,12 @@ def test_a_sweeps_line_on_the_page_is_the_plots():
     from serialbench.results.sources import Source
     from serialbench.verdicts.steps import Step, Sweep, SweepRow, sweep_from_json
     from serialbench.views.site.pages import sweep_page
-    from serialbench.views.verdict_json import sweep_json
+    from serialbench.views.verdict_json import sweep_keys
 
     steps = (Step("1.0", "2.0", 0.5, 0.4, 0.6, vocabulary.SLOWER, 8),
              Step("1.0", "3.0", -0.5, -0.6, float("inf"), vocabulary.TOO_NOISY, 2))
-    text = sweep_json(Sweep(["1.0", "2.0", "3.0"], [SweepRow("a/b/float32/1K", ("1.0", "2.0", "3.0"),
-                                                            (2e-6, 3e-6, 1e-6), steps[:1], steps)], 0.02))
+    row = SweepRow("a/b/float32/1K", ("1.0", "2.0", "3.0"), (2e-6, 3e-6, 1e-6), steps[:1], steps)
+    text = json.dumps(sweep_keys(Sweep(["1.0", "2.0", "3.0"], [row], 0.02)))
     (line,) = [bench["line"] for bench in sweep_page(Source("sweep", ["s.json"], data=json.loads(text)))["benchmarks"]]
     (row,) = sweep_from_json(text, "s.json").rows
     assert line["y"] == [pytest.approx(p.time) for p in row.line()]

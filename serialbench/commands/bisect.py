@@ -100,7 +100,7 @@ def run(args, out: Output) -> int:
     out.document(Document([], head=answer_lines(benchmark, result, good, bad, args.direction, took, history,
                                                 search.skipped, explained),
                           keys=bisect_keys(benchmark, good, bad, result, search.sessions, history, search.skipped,
-                                           searched.named, explained, not_explained)))
+                                           searched.named, explained, not_explained, args.direction, minutes)))
     if search.interrupted:
         return 130
     return 0 if result.complete else 1

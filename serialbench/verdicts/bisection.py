@@ -270,9 +270,9 @@ class Bisection:
 
 
 def bisect_from_json(text: str, path: str) -> Result:
-    """A bisection's --json file (views/verdict_json.bisect_json) back as its search's Result, for the site;
+    """A bisection's --json file (views/verdict_json.bisect_keys) back as its search's Result, for the site;
     anything else is a one-line UsageError. A file of before bisect found several steps gives its one step
-    (changed_at) and no whole change; the notes come back as the one note the file joined them into."""
+    (changed_at) and no whole change; the notes of one that kept only their join come back as that one note."""
     try:
         data = json.loads(text)
         if "steps" in data:
@@ -284,6 +284,7 @@ def bisect_from_json(text: str, path: str) -> Result:
         unsearched = [(Bracket(left["from"], left["to"], read_step(left["step"]) if left.get("step") else None),
                        str(left["why"])) for left in data.get("unsearched") or []]
         return Result(steps, read_step(data["whole"]) if data.get("whole") else None,
+                      [str(note) for note in data["notes"]] if "notes" in data else
                       [str(data["uncertain"])] if data.get("uncertain") else [], unsearched,
                       interrupted=any(why == "interrupted" for _, why in unsearched))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:

@@ -287,7 +287,7 @@ def machine_notes(machines: dict[str, dict]) -> list[str]:
 
 
 def sweep_from_json(text: str, path: str) -> Sweep:
-    """A sweep's --json file (views/verdict_json.sweep_json) back, for --merge and the site; anything
+    """A sweep's --json file (views/verdict_json.sweep_keys) back, for --merge and the site; anything
     else is a one-line UsageError."""
     try:
         data = json.loads(text)

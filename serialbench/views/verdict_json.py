@@ -72,10 +72,12 @@ def _explained(explained: Mapping[tuple, dict], key: tuple) -> dict:
 def bisect_keys(benchmark: str, good: str, bad: str, result: Result, sessions: Sequence[dict],
                 history: Mapping[str, Commit] | None = None, skipped: Mapping[str, str] | None = None,
                 named: str = "", explained: Mapping[tuple[str, str], dict] | None = None,
-                explain_failed: Mapping[str, str] | None = None) -> dict:
+                explain_failed: Mapping[str, str] | None = None, direction: str = "changed",
+                minutes: float | None = None) -> dict:
     """bisect's --json keys: the steps found (each with its share of the whole change), the whole change,
-    what was left unsearched and why, and every session. changed_at ... verdict: the first step, as before
-    bisect found several; uncertain: the notes, joined. Over commits (--repo): each commit of the range
+    what was left unsearched and why, and every session; the direction searched and the minutes it took, so
+    that the site says what the terminal did. changed_at ... verdict: the first step, as before bisect found
+    several; uncertain: the notes, joined (notes: each). Over commits (--repo): each commit of the range
     (commits, in order), those skipped and why, and the range (history). With --explain: each explained
     step's `explain` object, and the steps it could not explain (explain_failed)."""
     first = _step(result.steps[0]) if result.steps else {}
@@ -86,7 +88,8 @@ def bisect_keys(benchmark: str, good: str, bad: str, result: Result, sessions: S
         "benchmark": benchmark, "good": good, "bad": bad,
         "changed_at": first.get("to"), "previous": first.get("from"),
         **{key: first.get(key) for key in ("change", "low", "high", "verdict")},
-        "uncertain": "; ".join(result.notes) or None,
+        "uncertain": "; ".join(result.notes) or None, "notes": list(result.notes),
+        "direction": direction, "minutes": _number(minutes, 3),
         "steps": [{**_step(step), "share": _number(result.share(step), 3),
                    **_explained(explained or {}, (step.before, step.after))} for step in result.steps],
         "whole": _step(result.whole) if result.whole else None,

@@ -19,7 +19,7 @@ from serialbench.core.formatting import format_change, format_time
 from serialbench.verdicts import vocabulary
 from serialbench.verdicts.paired import Compared
 from serialbench.views import table
-from serialbench.views.table import Column, Document, Table, column, number
+from serialbench.views.table import WIDTH, Column, Document, Table, column, number
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,6 @@ def verdict_columns(paired: bool = True, of: Callable = lambda row: row.verdict,
 
 
 STATISTICS_PAGE = "docs/reference/statistics.md"
-FOOTNOTE_WIDTH = 100
 MAX_WIDTH = 160  # the widest table line compare prints: a terminal of 160 columns shows it unwrapped
 
 
@@ -126,7 +125,7 @@ def word_notes(min_effect: float = stats.MIN_EFFECT, words: Collection[str] | No
     return [rule for word, rule in rules.items() if word in present]
 
 
-def packed(notes: Sequence[str], width: int = FOOTNOTE_WIDTH) -> list[str]:
+def packed(notes: Sequence[str], width: int = WIDTH) -> list[str]:
     """Footnotes a few to a line, `; ` between them, each line at most `width` characters."""
     lines: list[str] = []
     for note in notes:

@@ -269,8 +269,9 @@ def bisect_page(source: Source) -> dict:
     versions = sorted({str(v) for v in versions if v is not None},
                       key=lambda v: (order.get(v, len(order)), _version_key(v)))
     bench, good, bad = data.get("benchmark"), data.get("good"), data.get("bad")
-    # The file keeps neither the direction searched nor the wall time (the terminal's 'in N min'): the sessions.
-    answer, *rest = answer_lines(bench, result, good, bad, "changed", f"{len(data['sessions'])} sessions")
+    # Files written before bisect kept the direction searched and the wall time: 'changed', and the sessions alone.
+    took = f"{len(data['sessions'])} sessions" + (f" in {data['minutes']:.1f} min" if data.get("minutes") else "")
+    answer, *rest = answer_lines(bench, result, good, bad, data.get("direction", "changed"), took)
     listed = [line.strip() for line in rest if line.startswith("  ")]  # of several steps: a line each, their sum
     page = {"kind": "bisect", "answer": answer,
             "steps": [{"to": step and step.after, "line": line} for step, line in zip_longest(result.steps, listed)],
