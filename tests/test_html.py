@@ -544,7 +544,7 @@ def test_a_pages_data_holds_only_what_its_script_reads(built, commits_site, hist
     """Every key of a page's data is read by site.js (DATA.key), but its kind, which the page's body gives."""
     from serialbench.views.site import BUILDERS
 
-    read = set(re.findall(r"DATA\.(\w+)", (PROJECT_ROOT / "serialbench/views/site/assets/site.js").read_text()))
+    read = set(re.findall(r"DATA\.(\w+)", (site.ASSETS / "site.js").read_text()))
     pages = [*built[1], *commits_site[1].values(), *history_site[1]]
     assert {"run", "compare", "sweep", "bisect", "check-harness", "history"} <= {page.kind for page in pages}
     for page in pages:
