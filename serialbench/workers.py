@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import sys
 
-from serialbench.commands.contract import Parser
 from serialbench.core.errors import UsageError
+from serialbench.core.parsing import OneLineParser
 
 KINDS = ("memory", "plain")
 
@@ -39,7 +39,7 @@ def main(argv: list[str]) -> int:
               "see 'python -m serialbench --help' for the commands", file=sys.stderr)
         return 2
     kind, rest = argv[0], argv[1:]
-    cli = Parser(f"worker {kind}", "an internal entry point")
+    cli = OneLineParser(prog=f"python -m serialbench worker {kind}", description="an internal entry point")
     try:
         if kind == "memory":
             from serialbench.measure.memory import DEFAULT_CALLS, worker

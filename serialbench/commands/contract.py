@@ -30,6 +30,7 @@ from types import ModuleType
 from typing import IO
 
 from serialbench.core.errors import UsageError
+from serialbench.core.parsing import OneLineParser
 
 # An output file's option -> what the line that announces it calls it
 KINDS = {"json": "JSON", "markdown": "Markdown"}
@@ -48,18 +49,15 @@ def claim(path: str | os.PathLike, what: str, folder: bool = False) -> Path:
     return path
 
 
-class Parser(argparse.ArgumentParser):
-    """An argparse parser whose errors are one line and exit status 2 (a UsageError), and which knows
-    which of its options name files that the command writes."""
+class Parser(OneLineParser):
+    """An argparse parser whose errors are one line and exit status 2 (a UsageError, core/parsing.py), and
+    which knows which of its options name files that the command writes."""
 
     def __init__(self, command: str, description: str, **kwargs):
         super().__init__(prog=f"python -m serialbench {command}".rstrip(), description=description, **kwargs)
         self.outputs: dict[str, str] = {}  # dest -> the option's flag, for the message
         self.folders: set[str] = set()  # the outputs that are folders (new, or empty)
         self.stdout: IO[str] | None = None  # where --help goes (the Output's stdout)
-
-    def error(self, message: str):
-        raise UsageError(message)
 
     def _print_message(self, message: str, file: IO[str] | None = None) -> None:
         """--help and --version (argparse prints them to sys.stdout) go to the command's stdout."""

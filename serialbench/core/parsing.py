@@ -1,10 +1,12 @@
-"""The words users type: comma lists and percentages, parsed once for every command.
+"""The words users type: comma lists and percentages, parsed once for every command, and the argument
+parser whose errors are such words too.
 
 Each refusal is a UsageError of one line saying what was wrong and what is accepted.
 """
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 
 from serialbench.core.errors import UsageError
@@ -40,3 +42,11 @@ def parse_percent(text: str | None, default: float, option: str) -> float:
     if not 0 <= value < 100:
         raise UsageError(f"{option} {text!r}: give a percentage from 0 to 100")
     return value / 100
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose errors are a UsageError (one line, exit status 2 where it is caught), not argparse's
+    usage and exit: the commands' parser (commands/contract.Parser) and the hidden workers' (workers.py)."""
+
+    def error(self, message: str):
+        raise UsageError(message)
